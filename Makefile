@@ -1,0 +1,38 @@
+# The two commands of the README: `make demo` and `make test`.
+# Both install what is missing (Debian packages, via scripts/install-deps),
+# build with meson + ninja, and start their own private broker.
+BUILD ?= build
+MESON_FLAGS ?=
+
+.PHONY: all deps build test demo bench fuzz clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) $(MESON_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+# Every test program (unit, integration, interop, fuzz-corpus replay, and
+# the scheduling core under ThreadSanitizer); ends with `N passed, N failed`.
+test: build
+	@scripts/run-tests $(BUILD)
+
+# The sample worker against a private broker, with a timeline as it happens.
+demo: build
+	@scripts/demo $(BUILD)
+
+# Benchmarks (not run in CI); figures go to bench/RESULTS.md.
+bench: build
+	@scripts/run-bench $(BUILD)
+
+# A bounded libFuzzer run (about 60 s per target) with clang.
+fuzz: deps
+	@scripts/fuzz 60
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-fuzz
