@@ -73,6 +73,9 @@ private:
     std::vector<field_entry> entries_;
 };
 
+/// Equal when both hold equal entries in the same order (names and values).
+bool operator==(const field_table& a, const field_table& b);
+
 /// 'A': values in order, each with its own tag.
 using field_array = std::vector<field_value>;
 
@@ -110,7 +113,8 @@ struct field_entry {
 
 /// Limits that keep a decoder's stack and memory bounded on hostile input.
 struct table_limits {
-    /// Tables and arrays nested deeper than this fail with errc::table_too_deep.
+    /// Tables and arrays nested deeper than this fail with errc::table_too_deep
+    /// (the outermost table or array is depth 1).
     std::size_t max_depth = 32;
     /// A table or array whose byte length exceeds this fails with
     /// errc::table_too_large (a frame bounds it anyway; this bounds it earlier).

@@ -1,0 +1,298 @@
+// An AMQP channel: a cheap, copyable handle to one channel of a connection.
+//
+// Get one from connection::async_open_channel. Every operation takes an
+// Asio completion token (a callback, boost::asio::use_future,
+// boost::asio::use_awaitable, deferred, ...) and:
+//  - may be started from any thread: it is posted to the connection's I/O
+//    thread; the completion handler is never invoked from inside the
+//    starting call;
+//  - completes exactly once: with the broker's answer, or with an error
+//    when the channel or connection fails first. A broker channel.close
+//    (404, 406, ...) fails the channel's pending operations with that reply
+//    code (broker_category()) and leaves the connection and other channels
+//    working; last_error() then holds the broker's text;
+//  - supports per-operation cancellation through the token's cancellation
+//    slot (e.g. boost::asio::bind_cancellation_slot): the operation
+//    completes at once with errc::operation_cancelled; what was sent stays
+//    sent, so the broker may still act on it. Emit cancellation from the
+//    connection's I/O thread.
+// Synchronous requests of a channel are sent one at a time, in the order
+// started; publishes, acks and other frames started after a request wait
+// behind it, so order is always kept. A handle outlives its channel
+// harmlessly: after close, or once the connection is lost or reconnected,
+// its operations fail with errc::channel_closed / not_connected.
+#pragma once
+
+#include "tarry/amqp/channel_options.hpp"
+#include "tarry/amqp/error.hpp"
+#include "tarry/amqp/message.hpp"
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/async_result.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+
+namespace tarry::amqp {
+
+namespace detail {
+struct channel_shared;
+}
+
+class channel {
+public:
+    template <class... Args>
+    using handler = boost::asio::any_completion_handler<void(std::error_code, Args...)>;
+
+    /// A handle to no channel: every operation fails with channel_closed.
+    channel() = default;
+
+    /// The channel number (0 for a default-constructed handle).
+    std::uint16_t number() const noexcept;
+    /// True until the channel is closed (by us, by the broker, or with the
+    /// connection). Thread-safe; a snapshot.
+    bool is_open() const noexcept;
+    /// Why the channel closed, or the last operation error with a detail
+    /// (e.g. invalid_argument). Empty code while nothing went wrong.
+    /// Thread-safe.
+    diagnostics last_error() const;
+    /// Publishes awaiting a confirm (0 unless in confirm mode). Thread-safe; a snapshot.
+    std::size_t unconfirmed() const noexcept;
+
+    // ---- exchanges ------------------------------------------------------------
+    /// exchange.declare → void(error_code)
+    template <class Token>
+    auto async_declare_exchange(exchange_options o, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, exchange_options o) {
+            s.declare_exchange_(std::move(o), std::move(h));
+        }, std::move(o));
+    }
+    /// exchange.delete → void(error_code)
+    template <class Token>
+    auto async_delete_exchange(std::string name, bool if_unused, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::string n, bool u) {
+            s.delete_exchange_(std::move(n), u, std::move(h));
+        }, std::move(name), if_unused);
+    }
+    /// exchange.bind (destination ← source) → void(error_code)
+    template <class Token>
+    auto async_bind_exchange(std::string destination, std::string source, std::string routing_key,
+                             field_table arguments, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::string d, std::string src,
+                                             std::string k, field_table a) {
+            s.bind_exchange_(true, std::move(d), std::move(src), std::move(k), std::move(a),
+                             std::move(h));
+        }, std::move(destination), std::move(source), std::move(routing_key), std::move(arguments));
+    }
+    /// exchange.unbind → void(error_code)
+    template <class Token>
+    auto async_unbind_exchange(std::string destination, std::string source,
+                               std::string routing_key, field_table arguments,
+                               Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::string d, std::string src,
+                                             std::string k, field_table a) {
+            s.bind_exchange_(false, std::move(d), std::move(src), std::move(k), std::move(a),
+                             std::move(h));
+        }, std::move(destination), std::move(source), std::move(routing_key), std::move(arguments));
+    }
+
+    // ---- queues ---------------------------------------------------------------
+    /// queue.declare → void(error_code, queue_info)
+    template <class Token>
+    auto async_declare_queue(queue_options o, Token&& token) const {
+        return initiate<queue_info>(token, [s = *this](handler<queue_info> h, queue_options o) {
+            s.declare_queue_(std::move(o), std::move(h));
+        }, std::move(o));
+    }
+    /// queue.delete → void(error_code, messages deleted)
+    template <class Token>
+    auto async_delete_queue(std::string name, queue_delete_options o, Token&& token) const {
+        return initiate<std::uint32_t>(token, [s = *this](handler<std::uint32_t> h,
+                                                          std::string n, queue_delete_options o) {
+            s.delete_queue_(std::move(n), o, std::move(h));
+        }, std::move(name), o);
+    }
+    /// queue.bind → void(error_code)
+    template <class Token>
+    auto async_bind_queue(std::string queue, std::string exchange, std::string routing_key,
+                          field_table arguments, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::string q, std::string x,
+                                             std::string k, field_table a) {
+            s.bind_queue_(true, std::move(q), std::move(x), std::move(k), std::move(a),
+                          std::move(h));
+        }, std::move(queue), std::move(exchange), std::move(routing_key), std::move(arguments));
+    }
+    /// queue.unbind → void(error_code)
+    template <class Token>
+    auto async_unbind_queue(std::string queue, std::string exchange, std::string routing_key,
+                            field_table arguments, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::string q, std::string x,
+                                             std::string k, field_table a) {
+            s.bind_queue_(false, std::move(q), std::move(x), std::move(k), std::move(a),
+                          std::move(h));
+        }, std::move(queue), std::move(exchange), std::move(routing_key), std::move(arguments));
+    }
+    /// queue.purge → void(error_code, messages purged)
+    template <class Token>
+    auto async_purge_queue(std::string name, Token&& token) const {
+        return initiate<std::uint32_t>(token, [s = *this](handler<std::uint32_t> h, std::string n) {
+            s.purge_queue_(std::move(n), std::move(h));
+        }, std::move(name));
+    }
+
+    // ---- consuming ----------------------------------------------------------------
+    /// basic.qos → void(error_code)
+    template <class Token>
+    auto async_qos(qos_options o, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, qos_options o) {
+            s.qos_(o, std::move(h));
+        }, o);
+    }
+    /// basic.consume → void(error_code, consumer tag). Deliveries go to
+    /// `handlers` on the I/O thread from then on (see consumer_handlers).
+    template <class Token>
+    auto async_consume(consume_options o, consumer_handlers handlers, Token&& token) const {
+        return initiate<std::string>(token, [s = *this](handler<std::string> h, consume_options o,
+                                                        consumer_handlers c) {
+            s.consume_(std::move(o), std::move(c), std::move(h));
+        }, std::move(o), std::move(handlers));
+    }
+    /// basic.cancel → void(error_code). No delivery reaches the consumer
+    /// after this completes.
+    template <class Token>
+    auto async_cancel(std::string consumer_tag, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::string t) {
+            s.cancel_(std::move(t), std::move(h));
+        }, std::move(consumer_tag));
+    }
+    /// basic.get → void(error_code, the message or nothing when the queue is empty)
+    template <class Token>
+    auto async_get(std::string queue, bool no_ack, Token&& token) const {
+        return initiate<std::optional<get_result>>(
+            token, [s = *this](handler<std::optional<get_result>> h, std::string q, bool na) {
+                s.get_(std::move(q), na, std::move(h));
+            }, std::move(queue), no_ack);
+    }
+    /// basic.ack → void(error_code): done once handed to the socket (the
+    /// broker does not answer). `multiple`: every tag up to this one.
+    template <class Token>
+    auto async_ack(std::uint64_t delivery_tag, bool multiple, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::uint64_t t, bool m) {
+            s.ack_(t, m, std::move(h));
+        }, delivery_tag, multiple);
+    }
+    /// basic.nack → void(error_code). requeue=false dead-letters (or drops).
+    template <class Token>
+    auto async_nack(std::uint64_t delivery_tag, bool multiple, bool requeue, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::uint64_t t, bool m, bool r) {
+            s.nack_(t, m, r, std::move(h));
+        }, delivery_tag, multiple, requeue);
+    }
+    /// basic.reject → void(error_code).
+    template <class Token>
+    auto async_reject(std::uint64_t delivery_tag, bool requeue, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::uint64_t t, bool r) {
+            s.reject_(t, r, std::move(h));
+        }, delivery_tag, requeue);
+    }
+    /// basic.recover → void(error_code): redeliver every unacknowledged
+    /// delivery of the channel (requeue=false: to the same consumer).
+    template <class Token>
+    auto async_recover(bool requeue, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, bool r) {
+            s.recover_(r, std::move(h));
+        }, requeue);
+    }
+
+    // ---- publishing ------------------------------------------------------------
+    /// confirm.select → void(error_code). Afterwards every publish completes
+    /// only when the broker confirms it.
+    template <class Token>
+    auto async_confirm_select(Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h) { s.confirm_select_(std::move(h)); });
+    }
+    /// basic.publish → void(error_code). The frames are encoded on the
+    /// calling thread (the message is not kept). Without confirm mode it
+    /// completes once queued for the socket; in confirm mode with the
+    /// broker's ack (success) or nack (errc::publish_nacked). A mandatory
+    /// message nobody takes also comes back to the return handler.
+    template <class Token>
+    auto async_publish(std::string_view exchange, std::string_view routing_key, const message& msg,
+                       publish_options o, Token&& token) const {
+        auto frames = encode_publish_(exchange, routing_key, msg, o);
+        return initiate<>(token, [s = *this](handler<> h, encoded_publish f) {
+            s.publish_(std::move(f), std::move(h));
+        }, std::move(frames));
+    }
+    /// channel.flow → void(error_code, active). RabbitMQ refuses active=false
+    /// with a connection error (540); use qos to slow consumers instead.
+    template <class Token>
+    auto async_flow(bool active, Token&& token) const {
+        return initiate<bool>(token, [s = *this](handler<bool> h, bool a) {
+            s.flow_(a, std::move(h));
+        }, active);
+    }
+    /// channel.close → void(error_code). Pending operations of the channel
+    /// fail with errc::channel_closed. Closing a closed channel succeeds.
+    template <class Token>
+    auto async_close(Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h) { s.close_(std::move(h)); });
+    }
+
+    // ---- notifications ---------------------------------------------------------
+    /// Where basic.return goes (mandatory messages no queue took). Called on
+    /// the I/O thread. Set before publishing; the setting is posted to the
+    /// I/O thread, so it applies to returns processed after it.
+    void set_return_handler(std::function<void(returned_message)> f) const;
+    /// Called once on the I/O thread when the channel closes for any reason
+    /// (diagnostics say why; code errc::channel_closed for our own close).
+    void set_close_handler(std::function<void(const diagnostics&)> f) const;
+
+    /// Frames of one publish, encoded on the caller's thread.
+    struct encoded_publish {
+        std::vector<std::uint8_t> frames;
+        std::error_code error;
+        std::string detail;
+    };
+
+    explicit channel(std::shared_ptr<detail::channel_shared> s) noexcept : s_(std::move(s)) {}
+
+private:
+    template <class... Args, class Token, class Init, class... InitArgs>
+    static auto initiate(Token& token, Init init, InitArgs&&... args) {
+        return boost::asio::async_initiate<Token, void(std::error_code, Args...)>(
+            std::move(init), token, std::forward<InitArgs>(args)...);
+    }
+
+    void declare_exchange_(exchange_options o, handler<> h) const;
+    void delete_exchange_(std::string name, bool if_unused, handler<> h) const;
+    void bind_exchange_(bool bind, std::string d, std::string s, std::string k, field_table a,
+                        handler<> h) const;
+    void declare_queue_(queue_options o, handler<queue_info> h) const;
+    void delete_queue_(std::string name, queue_delete_options o, handler<std::uint32_t> h) const;
+    void bind_queue_(bool bind, std::string q, std::string x, std::string k, field_table a,
+                     handler<> h) const;
+    void purge_queue_(std::string name, handler<std::uint32_t> h) const;
+    void qos_(qos_options o, handler<> h) const;
+    void consume_(consume_options o, consumer_handlers c, handler<std::string> h) const;
+    void cancel_(std::string tag, handler<> h) const;
+    void get_(std::string queue, bool no_ack, handler<std::optional<get_result>> h) const;
+    void ack_(std::uint64_t tag, bool multiple, handler<> h) const;
+    void nack_(std::uint64_t tag, bool multiple, bool requeue, handler<> h) const;
+    void reject_(std::uint64_t tag, bool requeue, handler<> h) const;
+    void recover_(bool requeue, handler<> h) const;
+    void confirm_select_(handler<> h) const;
+    encoded_publish encode_publish_(std::string_view exchange, std::string_view routing_key,
+                                    const message& msg, publish_options o) const;
+    void publish_(encoded_publish f, handler<> h) const;
+    void flow_(bool active, handler<bool> h) const;
+    void close_(handler<> h) const;
+
+    std::shared_ptr<detail::channel_shared> s_;
+};
+
+}  // namespace tarry::amqp

@@ -1,0 +1,89 @@
+// The arguments and results of channel operations (see channel.hpp).
+//
+// Plain values: copy them, build them on any thread. Names are shortstr on
+// the wire: over 255 bytes the operation fails with errc::invalid_argument
+// before anything is sent.
+#pragma once
+
+#include "tarry/amqp/error.hpp"
+#include "tarry/amqp/message.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace tarry::amqp {
+
+/// exchange.declare. A redeclare with other settings fails the channel (406).
+struct exchange_options {
+    std::string name;
+    std::string type = "direct";  ///< direct, fanout, topic, headers, or a plugin's
+    bool passive = false;         ///< only check that it exists (404 if not)
+    bool durable = false;
+    bool auto_delete = false;
+    bool internal = false;        ///< not publishable by clients, only bindable
+    field_table arguments;        ///< e.g. alternate-exchange
+};
+
+/// queue.declare. An empty name asks the broker for one (see queue_info).
+struct queue_options {
+    std::string name;
+    bool passive = false;    ///< only check that it exists (404 if not)
+    bool durable = false;
+    bool exclusive = false;  ///< this connection only; deleted with it
+    bool auto_delete = false;
+    field_table arguments;   ///< x-queue-type, x-message-ttl, x-max-length, ...
+};
+
+/// The answer to queue.declare.
+struct queue_info {
+    std::string name;                 ///< as the broker named it
+    std::uint32_t message_count = 0;  ///< ready messages
+    std::uint32_t consumer_count = 0;
+};
+
+/// queue.delete conditions.
+struct queue_delete_options {
+    bool if_unused = false;  ///< fail (406) if it has consumers
+    bool if_empty = false;   ///< fail (406) if it has messages
+};
+
+/// basic.qos. RabbitMQ: prefetch_size must be 0; global=false applies the
+/// count to each consumer started afterwards on the channel.
+struct qos_options {
+    std::uint16_t prefetch_count = 0;  ///< unacknowledged deliveries; 0 = unlimited
+    std::uint32_t prefetch_size = 0;
+    bool global = false;
+};
+
+/// basic.consume.
+struct consume_options {
+    std::string queue;
+    std::string consumer_tag;  ///< empty: the broker makes one up
+    bool no_local = false;
+    bool no_ack = false;       ///< deliveries count as acknowledged when sent
+    bool exclusive = false;
+    field_table arguments;     ///< e.g. x-priority
+};
+
+/// Where a consumer's messages go. Both are called on the connection's I/O
+/// thread, in order, never concurrently; they must not block (hand long work
+/// to other threads and ack from there).
+struct consumer_handlers {
+    /// Each delivery. Required.
+    std::function<void(delivery)> on_delivery;
+    /// The consumer ended without our async_cancel: the broker cancelled it
+    /// (errc::consumer_cancelled, e.g. its queue was deleted), or its
+    /// channel or connection closed (that error). Unacknowledged deliveries
+    /// of a closed channel are redelivered by the broker. Optional.
+    std::function<void(std::error_code)> on_cancelled;
+};
+
+/// basic.publish flags.
+struct publish_options {
+    /// Ask for a basic.return (see channel::set_return_handler) when no
+    /// queue takes the message.
+    bool mandatory = false;
+};
+
+}  // namespace tarry::amqp

@@ -1,0 +1,100 @@
+// Everything a connection needs to know before it connects.
+//
+// A plain value: copy it, build it by hand or from a URL (url.hpp). Each
+// field says its default, its unit and what 0 means. The defaults are safe
+// for production: heartbeats on, peer verification on for TLS, reconnects
+// with exponential backoff and jitter.
+#pragma once
+
+#include "tarry/retry/backoff.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace tarry::amqp {
+
+/// TLS settings, used when connection_config::tls is true.
+struct tls_config {
+    /// Verify the broker's certificate chain and host name. Default true.
+    /// Turning it off makes the connection open to a man in the middle.
+    bool verify_peer = true;
+    /// PEM file of trusted CA certificates. Empty (default): the system's
+    /// default trust store.
+    std::string ca_file;
+    /// Client certificate and key (PEM) for brokers that ask for one. Empty
+    /// (default): none.
+    std::string cert_file;
+    std::string key_file;
+    /// Name sent in SNI and checked against the certificate. Empty
+    /// (default): the host being connected to.
+    std::string server_name;
+};
+
+struct connection_config {
+    /// Broker host name or address. Default "localhost".
+    std::string host = "localhost";
+    /// TCP port. 0 (default) means 5672, or 5671 when tls is true.
+    std::uint16_t port = 0;
+    /// Use TLS (amqps). Default false.
+    bool tls = false;
+    tls_config tls_options;
+
+    /// PLAIN credentials. Default guest / guest (RabbitMQ accepts them only
+    /// from loopback unless configured otherwise).
+    std::string username = "guest";
+    std::string password = "guest";
+    /// Virtual host. Default "/".
+    std::string vhost = "/";
+
+    /// Heartbeat interval we ask for, in seconds. Default 60. The connection
+    /// uses the smaller of this and the broker's proposal (the broker's 0 =
+    /// ours). 0 turns heartbeats off: a dead peer is then noticed only by
+    /// TCP, which can take hours. With heartbeats on, a heartbeat is sent
+    /// when nothing was sent for half an interval, and a connection that
+    /// receives nothing for two intervals is declared dead
+    /// (errc::heartbeat_timeout).
+    std::uint16_t heartbeat = 60;
+    /// Largest frame we accept and send, in bytes, header and end octet
+    /// included. Default 131072. The smaller of this and the broker's
+    /// proposal is used; 0 = the broker's. Values below 4096 are raised to
+    /// 4096, the protocol minimum.
+    std::uint32_t frame_max = 131072;
+    /// Highest channel number. Default 2047. The smaller of this and the
+    /// broker's proposal is used; 0 = the broker's (65535 if it has none).
+    std::uint16_t channel_max = 2047;
+
+    /// Bound on resolving, TCP connect, TLS handshake and the AMQP handshake
+    /// together, in milliseconds. Default 30 s. 0 = no bound (not
+    /// recommended: a broker that accepts but never answers hangs the
+    /// connect).
+    std::chrono::milliseconds connection_timeout{30000};
+    /// Bound on waiting for the broker's answer to our connection.close or
+    /// channel.close. Default 5 s; 0 = no bound. On expiry the socket is
+    /// closed anyway.
+    std::chrono::milliseconds close_timeout{5000};
+
+    /// Reconnect after an open connection is lost. Default true. The first
+    /// connect is never retried: async_connect reports its failure.
+    bool reconnect = true;
+    /// Delays between reconnect attempts (attempt n = the n-th failure in a
+    /// row). Default: 100 ms doubling to 30 s, full jitter, unlimited
+    /// attempts (retry::backoff_policy::reconnect_defaults()).
+    retry::backoff_policy reconnect_backoff = retry::backoff_policy::reconnect_defaults();
+
+    /// Shown by the broker's management UI and rabbitmqctl
+    /// (client property connection_name). Default empty: not sent.
+    std::string connection_name;
+
+    /// Largest message body accepted from the broker, in bytes. Default
+    /// 512 MiB; a larger one is a protocol error that closes the
+    /// connection. 0 = the default.
+    std::uint64_t max_body_size = 512ull * 1024 * 1024;
+
+    /// The port actually used: `port`, or the scheme's default.
+    std::uint16_t effective_port() const noexcept {
+        return port != 0 ? port : (tls ? std::uint16_t{5671} : std::uint16_t{5672});
+    }
+};
+
+}  // namespace tarry::amqp

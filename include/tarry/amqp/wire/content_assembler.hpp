@@ -1,0 +1,99 @@
+// Reassembles one channel's content (header frame + body frames) after a
+// content-bearing method (basic.publish, deliver, return, get-ok).
+//
+// A pure state machine: idle → expect_content() → header frame → body
+// frames until body_size bytes → ready → take() → idle. It copies each body
+// frame's payload into the body it builds, so the frames it is given need
+// only live for the call. It never reserves more than it has reason to:
+// body_size from the wire is checked against max_body_size first, and the
+// up-front reservation is capped, so memory follows the bytes that really
+// arrive. Errors are sticky until reset(). Not thread-safe: one owner (the
+// channel's I/O thread) calls everything.
+#pragma once
+
+#include "tarry/amqp/wire/error.hpp"
+#include "tarry/amqp/wire/field_table.hpp"
+#include "tarry/amqp/wire/frame.hpp"
+#include "tarry/amqp/wire/properties.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tarry::amqp::wire {
+
+/// A complete content: the header's properties and the whole body.
+struct message_content {
+    basic_properties properties;
+    std::vector<std::uint8_t> body;
+
+    friend bool operator==(const message_content&, const message_content&) = default;
+};
+
+class content_assembler {
+public:
+    /// The default limit on a content's body_size: 512 MiB (RabbitMQ's own
+    /// default max_message_size is 128 MiB; this leaves room above it).
+    static constexpr std::uint64_t default_max_body_size = 512ull * 1024 * 1024;
+
+    /// Assembles content on `channel`; a body_size above max_body_size is
+    /// refused with body_too_large before anything is allocated for it.
+    explicit content_assembler(std::uint16_t channel,
+                               std::uint64_t max_body_size = default_max_body_size,
+                               table_limits limits = {});
+
+    /// The caller has just decoded a content-bearing method: the next frames
+    /// on this channel must be its header and body. Fails with
+    /// unexpected_frame when a content is already under way or ready.
+    std::error_code expect_content();
+
+    /// Offers the next frame on this channel (the caller handles heartbeats
+    /// and routes frames by channel). Errors: unexpected_frame for a frame
+    /// of another channel, a method frame while content is due, or a header
+    /// or body frame when none is due; the error of decode_content_header
+    /// for a header that does not decode (bad_content_header for a class
+    /// other than 60, a weight other than 0 or bad flags; truncated,
+    /// trailing_bytes, bad_field_type, …); body_too_large when body_size
+    /// exceeds max_body_size or the body frames carry more than body_size.
+    std::error_code on_frame(const frame_view& f);
+
+    /// True from expect_content() until the content is complete.
+    bool in_progress() const noexcept {
+        return state_ == state::want_header || state_ == state::want_body;
+    }
+    /// True when a complete content waits to be taken.
+    bool ready() const noexcept { return state_ == state::ready; }
+    /// Moves the complete content out and returns to idle. Precondition:
+    /// ready(); otherwise returns an empty content and changes nothing.
+    message_content take();
+
+    /// body_size announced by the current header (0 before the header).
+    std::uint64_t body_size() const noexcept { return body_size_; }
+    /// Body bytes received so far for the current content.
+    std::uint64_t received() const noexcept { return content_.body.size(); }
+
+    std::error_code error() const noexcept { return error_; }
+    /// A one-line explanation of error() (empty when none).
+    const std::string& detail() const noexcept { return detail_; }
+
+    /// Drops any partial content and the error: back to idle.
+    void reset() noexcept;
+
+private:
+    enum class state { idle, want_header, want_body, ready, failed };
+
+    std::error_code fail(errc code, std::string detail);
+    std::error_code on_header(const frame_view& f);
+    std::error_code on_body(const frame_view& f);
+
+    std::uint16_t channel_;
+    std::uint64_t max_body_size_;
+    table_limits limits_;
+    state state_ = state::idle;
+    std::uint64_t body_size_ = 0;
+    message_content content_;
+    std::error_code error_;
+    std::string detail_;
+};
+
+}  // namespace tarry::amqp::wire

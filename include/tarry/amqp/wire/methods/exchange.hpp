@@ -1,0 +1,111 @@
+// Methods of class exchange (40): declare, delete, exchange-to-exchange
+// bindings (RabbitMQ extension, in the 0-9-1-rabbit spec).
+//
+// Plain values (see methods.hpp for the codec). Copyable; no shared state.
+#pragma once
+
+#include "tarry/amqp/wire/method_field.hpp"
+
+namespace tarry::amqp::wire {
+
+/// exchange.declare (client → server): create the exchange, or with passive
+/// only check that it exists. A redeclare with other settings fails (406).
+struct exchange_declare {
+    static constexpr std::uint16_t class_id = 40, method_id = 10;
+    static constexpr std::string_view name = "exchange.declare";
+    static constexpr bool has_content = false;
+    std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
+    std::string exchange{};
+    std::string type = "direct";
+    bool passive = false;
+    bool durable = false;
+    bool auto_delete = false;
+    bool internal = false;
+    bool no_wait = false;
+    field_table arguments{};
+
+    static constexpr auto fields() {
+        using enum wire_type;
+        using S = exchange_declare;
+        return std::tuple{field<short_>("reserved-1", &S::reserved_1),
+                          field<shortstr>("exchange", &S::exchange),
+                          field<shortstr>("type", &S::type),
+                          field<bit>("passive", &S::passive),
+                          field<bit>("durable", &S::durable),
+                          field<bit>("auto-delete", &S::auto_delete),
+                          field<bit>("internal", &S::internal),
+                          field<bit>("no-wait", &S::no_wait),
+                          field<table>("arguments", &S::arguments)};
+    }
+    friend bool operator==(const exchange_declare&, const exchange_declare&) = default;
+};
+
+/// exchange.declare-ok (server → client).
+using exchange_declare_ok = detail::method_without_arguments<40, 11, "exchange.declare-ok">;
+
+/// exchange.delete (client → server).
+struct exchange_delete {
+    static constexpr std::uint16_t class_id = 40, method_id = 20;
+    static constexpr std::string_view name = "exchange.delete";
+    static constexpr bool has_content = false;
+    std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
+    std::string exchange{};
+    bool if_unused = false;
+    bool no_wait = false;
+
+    static constexpr auto fields() {
+        using enum wire_type;
+        using S = exchange_delete;
+        return std::tuple{field<short_>("reserved-1", &S::reserved_1),
+                          field<shortstr>("exchange", &S::exchange),
+                          field<bit>("if-unused", &S::if_unused),
+                          field<bit>("no-wait", &S::no_wait)};
+    }
+    friend bool operator==(const exchange_delete&, const exchange_delete&) = default;
+};
+
+/// exchange.delete-ok (server → client).
+using exchange_delete_ok = detail::method_without_arguments<40, 21, "exchange.delete-ok">;
+
+namespace detail {
+
+/// exchange.bind and exchange.unbind: route from `source` to `destination`
+/// by routing_key (and arguments, for headers exchanges).
+template <std::uint16_t MethodId, fixed_string Name>
+struct exchange_binding_method {
+    static constexpr std::uint16_t class_id = 40, method_id = MethodId;
+    static constexpr std::string_view name = Name.view();
+    static constexpr bool has_content = false;
+    std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
+    std::string destination{};
+    std::string source{};
+    std::string routing_key{};
+    bool no_wait = false;
+    field_table arguments{};
+
+    static constexpr auto fields() {
+        using enum wire_type;
+        using S = exchange_binding_method;
+        return std::tuple{field<short_>("reserved-1", &S::reserved_1),
+                          field<shortstr>("destination", &S::destination),
+                          field<shortstr>("source", &S::source),
+                          field<shortstr>("routing-key", &S::routing_key),
+                          field<bit>("no-wait", &S::no_wait),
+                          field<table>("arguments", &S::arguments)};
+    }
+    friend bool operator==(const exchange_binding_method&,
+                           const exchange_binding_method&) = default;
+};
+
+}  // namespace detail
+
+/// exchange.bind (client → server): bind exchange to exchange.
+using exchange_bind = detail::exchange_binding_method<30, "exchange.bind">;
+/// exchange.bind-ok (server → client).
+using exchange_bind_ok = detail::method_without_arguments<40, 31, "exchange.bind-ok">;
+/// exchange.unbind (client → server).
+using exchange_unbind = detail::exchange_binding_method<40, "exchange.unbind">;
+/// exchange.unbind-ok (server → client). Its id is 51, not 41.
+using exchange_unbind_ok = detail::method_without_arguments<40, 51, "exchange.unbind-ok">;
+
+}  // namespace tarry::amqp::wire

@@ -1,0 +1,181 @@
+// The Asio driver: runs a connection_machine over a socket, on a strand.
+//
+// Everything here runs on the strand except the entry points that post to
+// it (run_op and the connection/channel front ends) and the snapshot
+// accessors (atomics or the mutex). One `session` per transport connection:
+// its socket, its machine and its timers; a reconnect makes a new session,
+// and a stale session's late completions are ignored.
+#pragma once
+
+#include "channel_shared.hpp"
+#include "connection_machine.hpp"
+#include "transport.hpp"
+#include "unique_function.hpp"
+
+#include "tarry/amqp/channel.hpp"
+#include "tarry/amqp/connection.hpp"
+#include "tarry/amqp/connection_config.hpp"
+#include "tarry/retry/backoff.hpp"
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace tarry::amqp::detail {
+
+using void_handler = boost::asio::any_completion_handler<void(std::error_code)>;
+
+/// Invokes a completion handler through its associated executor (the
+/// strand by default, i.e. inline when already on it).
+template <class Handler, class Executor, class... Args>
+void complete_handler(Handler h, const Executor& fallback, Args&&... args) {
+    auto ex = boost::asio::get_associated_executor(h, fallback);
+    boost::asio::dispatch(ex, [h = std::move(h), ... a = std::forward<Args>(args)]() mutable {
+        std::move(h)(std::move(a)...);
+    });
+}
+
+class connection_impl : public std::enable_shared_from_this<connection_impl> {
+public:
+    using strand_type = boost::asio::strand<boost::asio::any_io_executor>;
+
+    connection_impl(boost::asio::any_io_executor ex, connection_config config,
+                    connection_hooks hooks);
+
+    const strand_type& strand() const noexcept { return strand_; }
+    boost::asio::any_io_executor executor() const noexcept { return executor_; }
+    const connection_config& config() const noexcept { return config_; }
+
+    // ---- entry points (any thread) ----------------------------------------------
+    void connect(void_handler h);
+    void close(void_handler h);
+    /// Closes without a waiter (the owner went away).
+    void shutdown();
+    void open_channel(boost::asio::any_completion_handler<void(std::error_code, channel)> h);
+    void wait_unblocked(void_handler h);
+
+    /// Posts: registers `h` as an operation (with its cancellation slot),
+    /// then calls start(*this, id) on the strand. `convert(h, ev_op_done&&)`
+    /// completes h from the machine's answer.
+    template <class Handler, class Convert, class Start>
+    void run_op(Handler h, Convert convert, Start start) {
+        boost::asio::post(strand_, [self = shared_from_this(), h = std::move(h),
+                                    convert = std::move(convert),
+                                    start = std::move(start)]() mutable {
+            const op_id id = self->add_op(std::move(h), std::move(convert));
+            start(*self, id);
+            self->pump_current();
+        });
+    }
+
+    /// On the strand: the machine of the session `ch` belongs to, if that
+    /// session is current and open; otherwise fails `op` and returns null.
+    connection_machine* machine_for(const channel_shared& ch, op_id op);
+    /// On the strand: publishes of `ch` awaiting a confirm.
+    std::size_t unconfirmed_of(const channel_shared& ch) const;
+    /// On the strand: fails an operation that never reached the machine.
+    void fail_op(op_id op, std::error_code ec, std::string detail);
+    /// On the strand: a fresh id for a consumer, and its handlers.
+    op_id add_consumer(std::shared_ptr<channel_shared> ch, consumer_handlers handlers);
+    void remove_consumer(op_id consumer);
+
+    // ---- snapshots (any thread) ----------------------------------------------
+    bool is_open() const noexcept { return open_.load(); }
+    bool blocked() const noexcept { return blocked_.load(); }
+    diagnostics last_error() const;
+    std::optional<connection_info> info() const;
+    connection_usage usage() const noexcept;
+
+private:
+    struct session;
+    enum class phase { idle, connecting, open, waiting_reconnect, closed };
+
+    template <class Handler, class Convert>
+    op_id add_op(Handler h, Convert convert) {
+        const op_id id = next_op_++;
+        auto slot = boost::asio::get_associated_cancellation_slot(h);
+        if (slot.is_connected()) {
+            slot.assign([w = weak_from_this(), id](boost::asio::cancellation_type) {
+                if (auto self = w.lock()) {
+                    boost::asio::post(self->strand_, [self, id] { self->cancel_op(id); });
+                }
+            });
+        }
+        ops_.emplace(id, [h = std::move(h), convert = std::move(convert)](ev_op_done&& ev) mutable {
+            auto s = boost::asio::get_associated_cancellation_slot(h);
+            if (s.is_connected()) s.clear();
+            convert(std::move(h), std::move(ev));
+        });
+        return id;
+    }
+    void cancel_op(op_id id);
+
+    void start_attempt();
+    void begin_amqp(const std::shared_ptr<session>& s);
+    void fail_attempt(const std::shared_ptr<session>& s, std::error_code ec, std::string detail);
+    void start_read(const std::shared_ptr<session>& s);
+    void pump(const std::shared_ptr<session>& s);
+    void pump_current();
+    void arm_deadline(const std::shared_ptr<session>& s);
+    void close_socket(const std::shared_ptr<session>& s);
+
+    void handle(const std::shared_ptr<session>& s, event& e);
+    void on_open(const std::shared_ptr<session>& s, ev_connection_open& e);
+    void on_closed(const std::shared_ptr<session>& s, ev_connection_closed& e);
+    void schedule_reconnect(diagnostics diag);
+    void finalize(const diagnostics& diag);
+    void set_last_error(const diagnostics& d);
+
+    boost::asio::any_io_executor executor_;
+    strand_type strand_;
+    connection_config config_;
+    connection_hooks hooks_;
+    std::optional<boost::asio::ssl::context> tls_context_;
+    std::string tls_setup_error_;
+
+    // Strand only.
+    phase phase_ = phase::idle;
+    std::shared_ptr<session> session_;
+    std::uint64_t generation_ = 0;
+    op_id next_op_ = 1;
+    std::unordered_map<op_id, unique_function<void(ev_op_done&&)>> ops_;
+    std::unordered_map<std::uint64_t, std::shared_ptr<channel_shared>> channels_;  // by serial
+    struct consumer_entry {
+        std::shared_ptr<channel_shared> channel;
+        consumer_handlers handlers;
+    };
+    std::unordered_map<op_id, consumer_entry> consumers_;
+    std::vector<void_handler> connect_waiters_;
+    std::vector<void_handler> close_waiters_;
+    std::vector<void_handler> unblock_waiters_;
+    bool closing_by_user_ = false;
+    bool reconnecting_ = false;
+    unsigned failures_ = 0;
+    std::chrono::steady_clock::time_point failures_since_{};
+    retry::duration previous_delay_{0};
+    retry::random_source random_;
+    boost::asio::steady_timer reconnect_timer_;
+
+    // Any thread.
+    std::atomic<bool> open_{false};
+    std::atomic<bool> blocked_{false};
+    std::atomic<std::uint64_t> bytes_sent_{0}, bytes_received_{0}, connects_{0},
+        failed_attempts_{0}, connections_lost_{0};
+    mutable std::mutex mutex_;
+    diagnostics last_error_;
+    std::optional<connection_info> info_;
+};
+
+}  // namespace tarry::amqp::detail

@@ -1,0 +1,36 @@
+// Test helpers: the environment meson and scripts/with-broker set up.
+//   TARRY_SOURCE_ROOT, TARRY_BUILD_ROOT  (meson's test_env)
+//   TARRY_TEST_AMQP_URL, TARRY_TEST_BROKER_DIR  (scripts/with-broker)
+#pragma once
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace tarry_test {
+
+/// The variable's value, or nothing when unset or empty.
+inline std::optional<std::string> env(const char* name) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return std::nullopt;
+    return std::string(v);
+}
+
+/// The source tree (for scripts and python peers); "." when unset.
+inline std::string source_root() { return env("TARRY_SOURCE_ROOT").value_or("."); }
+
+/// The shared private broker of this test run, if any.
+inline std::optional<std::string> amqp_url() { return env("TARRY_TEST_AMQP_URL"); }
+inline std::optional<std::string> broker_dir() { return env("TARRY_TEST_BROKER_DIR"); }
+
+}  // namespace tarry_test
+
+/// Skips the current doctest case, loudly, when no broker was given.
+/// Usage: first line of a test case:  TARRY_REQUIRE_BROKER(url);
+#define TARRY_REQUIRE_BROKER(url_var)                                                         \
+    const auto url_var##_opt = ::tarry_test::amqp_url();                                      \
+    if (!url_var##_opt) {                                                                     \
+        MESSAGE("SKIPPED: TARRY_TEST_AMQP_URL is not set (run under scripts/with-broker)");   \
+        return;                                                                               \
+    }                                                                                         \
+    const std::string url_var = *url_var##_opt

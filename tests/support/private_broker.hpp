@@ -1,0 +1,79 @@
+// Test helpers: a RabbitMQ node of the test's own (scripts/broker), for tests
+// that need special settings or that disturb the broker (pausing it). Started
+// in the constructor, stopped in the destructor — on failure too.
+#pragma once
+
+#include "env.hpp"
+#include "process.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace tarry_test {
+
+class private_broker {
+public:
+    /// Starts a node in a fresh temporary directory; `extra` goes to
+    /// `scripts/broker start` (e.g. {"--consumer-timeout-ms", "5000"}).
+    explicit private_broker(std::vector<std::string> extra = {}) {
+        char tmpl[] = "/tmp/tarry-test-broker.XXXXXX";
+        if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+        dir_ = tmpl;
+        std::vector<std::string> argv{source_root() + "/scripts/broker", "start", dir_};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        auto r = run_process(argv, std::chrono::seconds(120));
+        if (r.exit_code != 0) {
+            stop();
+            throw std::runtime_error("broker did not start: " + r.err);
+        }
+        url_ = r.out.substr(0, r.out.find('\n'));
+    }
+    ~private_broker() { stop(); }
+    private_broker(const private_broker&) = delete;
+    private_broker& operator=(const private_broker&) = delete;
+
+    const std::string& url() const noexcept { return url_; }
+    const std::string& dir() const noexcept { return dir_; }
+
+    /// The Erlang VM's pid (for SIGSTOP / SIGCONT in dead-peer tests).
+    pid_t pid() const {
+        std::ifstream f(dir_ + "/pid");
+        long pid = 0;
+        f >> pid;
+        return static_cast<pid_t>(pid);
+    }
+
+    /// rabbitmqctl against this node only.
+    process_result ctl(const std::vector<std::string>& args,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(60)) const {
+        return broker_ctl(dir_, args, timeout);
+    }
+
+    /// rabbitmqctl against the node in `dir` (e.g. TARRY_TEST_BROKER_DIR).
+    static process_result broker_ctl(const std::string& dir, const std::vector<std::string>& args,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
+        std::vector<std::string> argv{source_root() + "/scripts/broker", "ctl", dir};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_process(argv, timeout);
+    }
+
+private:
+    void stop() {
+        if (dir_.empty()) return;
+        run_process({source_root() + "/scripts/broker", "stop", dir_}, std::chrono::seconds(60));
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+        dir_.clear();
+    }
+
+    std::string dir_;
+    std::string url_;
+};
+
+}  // namespace tarry_test

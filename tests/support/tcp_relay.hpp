@@ -1,0 +1,117 @@
+// Test helpers: a loopback TCP relay in front of a broker, on its own
+// thread, that can cut every connection through it at once — a "dropped
+// socket" without touching the broker.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+
+#include <array>
+#include <atomic>
+#include <future>
+#include <list>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace tarry_test {
+
+class tcp_relay {
+public:
+    /// Listens on 127.0.0.1 (a free port) and forwards to target.
+    tcp_relay(std::string target_host, std::uint16_t target_port)
+        : acceptor_(ctx_, {boost::asio::ip::make_address("127.0.0.1"), 0}),
+          target_(boost::asio::ip::make_address(target_host), target_port) {
+        accept();
+        thread_ = std::thread([this] { ctx_.run(); });
+    }
+    ~tcp_relay() {
+        boost::asio::post(ctx_, [this] {
+            boost::system::error_code ec;
+            acceptor_.close(ec);
+            cut_now();
+        });
+        ctx_.stop();
+        thread_.join();
+    }
+
+    std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+    /// Closes every relayed connection (both sides, RST-free close).
+    void cut_all() {
+        std::promise<void> done;
+        boost::asio::post(ctx_, [&] {
+            cut_now();
+            done.set_value();
+        });
+        done.get_future().wait();
+    }
+    std::size_t accepted() const noexcept { return accepted_.load(); }
+
+private:
+    using tcp = boost::asio::ip::tcp;
+    struct pair {
+        explicit pair(boost::asio::io_context& c) : a(c), b(c) {}
+        tcp::socket a, b;
+        std::array<char, 65536> ab{}, ba{};
+    };
+
+    void cut_now() {
+        for (auto& p : pairs_) {
+            boost::system::error_code ec;
+            p->a.close(ec);
+            p->b.close(ec);
+        }
+        pairs_.clear();
+    }
+
+    void accept() {
+        auto p = std::make_shared<pair>(ctx_);
+        acceptor_.async_accept(p->a, [this, p](boost::system::error_code ec) {
+            if (ec) return;
+            ++accepted_;
+            p->b.async_connect(target_, [this, p](boost::system::error_code ec) {
+                if (ec) {
+                    boost::system::error_code ignored;
+                    p->a.close(ignored);
+                    return;
+                }
+                pairs_.push_back(p);
+                pump(p, p->a, p->b, p->ab);
+                pump(p, p->b, p->a, p->ba);
+            });
+            accept();
+        });
+    }
+
+    void pump(std::shared_ptr<pair> p, tcp::socket& from, tcp::socket& to,
+              std::array<char, 65536>& buf) {
+        from.async_read_some(boost::asio::buffer(buf), [this, p, &from, &to, &buf](
+                                                            boost::system::error_code ec,
+                                                            std::size_t n) {
+            if (ec) {
+                boost::system::error_code ignored;
+                to.close(ignored);
+                from.close(ignored);
+                return;
+            }
+            boost::asio::async_write(to, boost::asio::buffer(buf.data(), n),
+                                     [this, p, &from, &to, &buf](boost::system::error_code ec,
+                                                                 std::size_t) {
+                                         if (ec) return;
+                                         pump(p, from, to, buf);
+                                     });
+        });
+    }
+
+    boost::asio::io_context ctx_;
+    tcp::acceptor acceptor_;
+    tcp::endpoint target_;
+    std::list<std::shared_ptr<pair>> pairs_;
+    std::atomic<std::size_t> accepted_{0};
+    std::thread thread_;
+};
+
+}  // namespace tarry_test

@@ -1,0 +1,51 @@
+// Error categories, broker replies and the reconnect predicate.
+#include "tarry/amqp/error.hpp"
+
+#include <doctest/doctest.h>
+
+#include <ostream>  // doctest prints std::error_code with it
+
+using namespace tarry::amqp;
+
+TEST_CASE("our codes and broker codes live in separate categories") {
+    std::error_code ours = errc::heartbeat_timeout;
+    std::error_code theirs = reply_code::not_found;
+    CHECK(std::string(ours.category().name()) == "tarry.amqp");
+    CHECK(std::string(theirs.category().name()) == "tarry.amqp.broker");
+    CHECK(theirs.value() == 404);
+    CHECK(theirs.message() == "NOT_FOUND (404)");
+    CHECK(broker_error(404) == reply_code::not_found);
+    CHECK(broker_error(599).message() == "broker reply code (599)");
+    CHECK(ours.message().find("heartbeat") != std::string::npos);
+    for (int e = 1; e <= static_cast<int>(errc::close_timeout); ++e) {
+        CHECK(make_error_code(static_cast<errc>(e)).message().find("unknown") == std::string::npos);
+    }
+}
+
+TEST_CASE("broker_reply reads like RabbitMQ's log line") {
+    broker_reply r{404, "NOT_FOUND - no queue 'q' in vhost '/'", 50, 10};
+    CHECK(r.to_string() == "404 NOT_FOUND - no queue 'q' in vhost '/' (in queue.declare)");
+    broker_reply bare{406, "", 0, 0};
+    CHECK(bare.to_string() == "406 PRECONDITION_FAILED");
+    broker_reply plain{320, "shutdown", 0, 0};
+    CHECK(plain.to_string() == "320 CONNECTION_FORCED - shutdown");
+}
+
+TEST_CASE("requires_reconnect separates connection errors from channel errors") {
+    CHECK_FALSE(requires_reconnect({}));
+    CHECK(requires_reconnect(errc::connection_lost));
+    CHECK(requires_reconnect(errc::heartbeat_timeout));
+    CHECK(requires_reconnect(errc::authentication_failed));
+    CHECK(requires_reconnect(reply_code::connection_forced));
+    CHECK(requires_reconnect(reply_code::internal_error));
+    CHECK(requires_reconnect(std::make_error_code(std::errc::connection_reset)));
+    CHECK_FALSE(requires_reconnect(reply_code::not_found));
+    CHECK_FALSE(requires_reconnect(reply_code::precondition_failed));
+    CHECK_FALSE(requires_reconnect(reply_code::access_refused));
+    CHECK_FALSE(requires_reconnect(errc::channel_closed));
+    CHECK_FALSE(requires_reconnect(errc::publish_nacked));
+    CHECK_FALSE(requires_reconnect(errc::connection_closed));
+    CHECK_FALSE(requires_reconnect(errc::operation_cancelled));
+    CHECK(is_hard_reply_code(504));
+    CHECK_FALSE(is_hard_reply_code(312));
+}
