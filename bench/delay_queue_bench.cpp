@@ -14,7 +14,8 @@
 //     re-measured.
 //   The figure is the ratio to the baseline (median of several rounds).
 // lateness: 100 000 items due uniformly over 5 s, popped by one thread:
-//   p50, p99, max and min of (time pop returned - due time).
+//   p50, p99, max and min of (time pop returned - due time); the baseline is
+//   measured the same way, to tell the queue from the machine.
 // memory: bytes per queued item beyond its 8-byte payload, at 1 000 000
 //   items, from allocator counters (this program counts every operator new)
 //   and from the resident set size.
@@ -340,28 +341,41 @@ void throughput(int rounds) {
     std::printf("\n");
 }
 
-void lateness() {
+template <class Q>
+std::vector<double> lateness_us() {
     constexpr std::size_t n = 100'000;
     constexpr auto span = std::chrono::seconds(5);
-    tarry::delay_queue<std::uint32_t> q;
+    Q q;
     std::mt19937_64 rng(3);
     const auto start = clk::now() + std::chrono::milliseconds(100);
+    std::vector<clk::time_point> due(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const auto off = std::chrono::nanoseconds(rng() % std::chrono::nanoseconds(span).count());
-        q.push(static_cast<std::uint32_t>(i), start + off);
+        due[i] = start + std::chrono::nanoseconds(rng() % std::chrono::nanoseconds(span).count());
+        q.push(i, due[i]);
     }
-    std::vector<double> late_us;
-    late_us.reserve(n);
+    std::vector<double> late;
+    late.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const auto it = q.pop();
+        const payload v = *q.pop();
         const auto now = clk::now();
-        late_us.push_back(std::chrono::duration<double, std::micro>(now - it->due).count());
+        late.push_back(std::chrono::duration<double, std::micro>(now - due[v]).count());
     }
-    std::sort(late_us.begin(), late_us.end());
-    auto pct = [&](double p) { return late_us[static_cast<std::size_t>(p * static_cast<double>(n - 1))]; };
+    std::sort(late.begin(), late.end());
+    return late;
+}
+
+void lateness() {
     std::printf("### Wake-up lateness (100 000 items due uniformly over 5 s, one consumer)\n\n");
-    std::printf("| p50 | p99 | max | min |\n|---:|---:|---:|---:|\n");
-    std::printf("| %.1f µs | %.1f µs | %.1f µs | %.1f µs |\n\n", pct(0.5), pct(0.99), late_us.back(), late_us.front());
+    std::printf("| queue | p50 | p99 | max | min |\n|---|---:|---:|---:|---:|\n");
+    auto print = [](const char* name, const std::vector<double>& late) {
+        auto pct = [&](double p) { return late[static_cast<std::size_t>(p * static_cast<double>(late.size() - 1))]; };
+        std::printf("| %s | %.1f µs | %.1f µs | %.1f µs | %.3f µs |\n", name, pct(0.5), pct(0.99), late.back(),
+                    late.front());
+        std::fflush(stdout);
+    };
+    print("tarry::delay_queue", lateness_us<tarry_queue>());
+    print("baseline (same machine, same load)", lateness_us<baseline_queue>());
+    std::printf("\n");
 }
 
 long rss_bytes() {
@@ -372,8 +386,9 @@ long rss_bytes() {
 }
 
 template <class Q>
-std::pair<double, double> memory_per_item(std::size_t n) {
-    const auto dues = past_dues(n, 5);
+std::pair<double, double> memory_per_item(std::size_t n, bool ascending) {
+    const auto dues = past_dues(n, 5, ascending);
+    malloc_trim(0);  // freed memory back to the system: new pages show in RSS
     const std::int64_t live0 = g_live_bytes.load();
     const long rss0 = rss_bytes();
     double alloc = 0, rss = 0;
@@ -390,12 +405,16 @@ void memory() {
     constexpr std::size_t n = 1'000'000;
     std::printf("### Memory per queued item beyond its %zu-byte payload\n\n", sizeof(payload));
     std::printf("| queue | items | allocator | RSS |\n|---|---:|---:|---:|\n");
-    for (std::size_t items : {n, std::size_t{1} << 20, (std::size_t{1} << 20) + 1}) {
-        const auto [a, r] = memory_per_item<tarry_queue>(items);
-        std::printf("| tarry::delay_queue | %zu | %.1f B | %.1f B |\n", items, a, r);
+    for (bool ascending : {false, true}) {
+        const char* order = ascending ? "ascending" : "random";
+        const auto [a, r] = memory_per_item<tarry_queue>(n, ascending);
+        std::printf("| tarry::delay_queue | %zu, %s due | %.1f B | %.1f B |\n", n, order, a, r);
+        const auto [ma, mr] = memory_per_item<minmax_queue>(n, ascending);
+        std::printf("| min-max heap store | %zu, %s due | %.1f B | %.1f B |\n", n, order, ma, mr);
+        const auto [ba, br] = memory_per_item<baseline_queue>(n, ascending);
+        std::printf("| baseline | %zu, %s due | %.1f B | %.1f B |\n", n, order, ba, br);
     }
-    const auto [a, r] = memory_per_item<baseline_queue>(n);
-    std::printf("| baseline | %zu | %.1f B | %.1f B |\n\n", n, a, r);
+    std::printf("\n");
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ namespace {
 namespace asio = boost::asio;
 
 void note_error(channel_shared& ch, const ev_op_done& ev) {
-    if (!ev.ec || ev.ec == errc::operation_cancelled) return;
+    // A closed channel already holds why it closed (with the broker's reply).
+    if (!ev.ec || ev.ec == errc::operation_cancelled || !ch.open) return;
     std::lock_guard lock(ch.mutex);
     ch.last_error = diagnostics{ev.ec, ev.detail, std::nullopt};
 }

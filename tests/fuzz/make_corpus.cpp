@@ -180,6 +180,16 @@ void collect_tables(const field_table& t, std::vector<field_table>& out) {
         if (const auto* inner = e.value.get_if<field_table>()) collect_tables(*inner, out);
 }
 
+template <class M, class F>
+void collect_field(const M& m, const F& f, std::vector<field_table>& out) {
+    if constexpr (std::is_same_v<typename F::value_type, field_table>) collect_tables(m.*f.member, out);
+}
+
+template <class M>
+void collect_method_tables(const M& m, std::vector<field_table>& out) {
+    std::apply([&](const auto&... f) { (collect_field(m, f, out), ...); }, M::fields());
+}
+
 template <class M>
 void add_default(corpus_dir& d) {
     d.add(std::string(M::name), method_bytes(M{}));
@@ -224,20 +234,8 @@ int main(int argc, char** argv) {
                     method m;
                     if (decode_method(f.payload, m)) continue;
                     method_dir.add(tag + "-" + std::string(method_name(m)), f.payload);
-                    std::visit(
-                        [&](const auto& value) {
-                            std::apply(
-                                [&](const auto&... field) {
-                                    auto one = [&](const auto& fd) {
-                                        using V = std::remove_cvref_t<decltype(value.*fd.member)>;
-                                        if constexpr (std::is_same_v<V, field_table>)
-                                            collect_tables(value.*fd.member, tables);
-                                    };
-                                    (one(field), ...);
-                                },
-                                std::remove_cvref_t<decltype(value)>::fields());
-                        },
-                        m);
+                    std::visit([&](const auto& value) { collect_method_tables(value, tables); },
+                               m);
                 } else if (f.type == frame_type::header) {
                     byte_reader r(f.payload);
                     const content_header h = decode_content_header(r);

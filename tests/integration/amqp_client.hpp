@@ -42,6 +42,42 @@ inline amqp::connection_config config_of(const std::string& url) {
     return r.config;
 }
 
+/// Option structs built without partial aggregate initialization.
+inline amqp::queue_options queue_opts(std::string name, bool exclusive = false,
+                                      bool auto_delete = false, amqp::field_table args = {}) {
+    amqp::queue_options o;
+    o.name = std::move(name);
+    o.exclusive = exclusive;
+    o.auto_delete = auto_delete;
+    o.arguments = std::move(args);
+    return o;
+}
+inline amqp::queue_options passive_queue(std::string name) {
+    amqp::queue_options o;
+    o.name = std::move(name);
+    o.passive = true;
+    return o;
+}
+inline amqp::exchange_options exchange_opts(std::string name, std::string type,
+                                            amqp::field_table args = {}) {
+    amqp::exchange_options o;
+    o.name = std::move(name);
+    o.type = std::move(type);
+    o.auto_delete = true;
+    o.arguments = std::move(args);
+    return o;
+}
+inline amqp::consume_options consume_opts(std::string queue) {
+    amqp::consume_options o;
+    o.queue = std::move(queue);
+    return o;
+}
+inline amqp::qos_options prefetch(std::uint16_t n) {
+    amqp::qos_options o;
+    o.prefetch_count = n;
+    return o;
+}
+
 /// Waits on a future for at most `t`; a timeout fails the test (never hangs).
 template <class T>
 T wait(std::future<T> f, std::chrono::milliseconds t = 30s) {
@@ -98,15 +134,14 @@ struct client {
         : conn(io.executor(), std::move(cfg), std::move(hooks)) {}
 
     void connect() {
-        auto f = conn.async_connect(use_future);
-        REQUIRE(f.wait_for(30s) == std::future_status::ready);
-        try {
-            f.get();
-        } catch (const std::system_error& e) {
-            FAIL("connect failed: " << e.what() << " / " << conn.last_error().message);
-        }
+        const std::error_code ec = wait(conn.async_connect(use_future));
+        REQUIRE_MESSAGE(!ec, "connect failed: " << ec.message() << " / " << conn.last_error().message);
     }
-    amqp::channel open_channel() { return wait(conn.async_open_channel(use_future)); }
+    amqp::channel open_channel() {
+        auto [ec, ch] = wait(conn.async_open_channel(use_future));
+        REQUIRE_MESSAGE(!ec, "open channel failed: " << ec.message());
+        return ch;
+    }
     ~client() {
         auto f = conn.async_close(use_future);
         f.wait_for(10s);
@@ -116,16 +151,18 @@ struct client {
     amqp::connection conn;
 };
 
-/// The error code an operation's future failed with (none on success).
+/// The value of a `void(error_code, T)` operation's future, requiring success.
 template <class T>
-std::error_code error_of(std::future<T> f, std::chrono::milliseconds t = 30s) {
-    REQUIRE_MESSAGE(f.wait_for(t) == std::future_status::ready, "operation timed out");
-    try {
-        f.get();
-        return {};
-    } catch (const std::system_error& e) {
-        return e.code();
-    }
+T value_of(std::future<std::tuple<std::error_code, T>> f, std::chrono::milliseconds t = 30s) {
+    auto [ec, v] = wait(std::move(f), t);
+    REQUIRE_MESSAGE(!ec, "operation failed: " << ec.message());
+    return std::move(v);
+}
+
+/// Requires a `void(error_code)` operation's future to succeed.
+inline void ok(std::future<std::error_code> f, std::chrono::milliseconds t = 30s) {
+    const auto ec = wait(std::move(f), t);
+    REQUIRE_MESSAGE(!ec, "operation failed: " << ec.message());
 }
 
 }  // namespace amqp_it

@@ -30,7 +30,8 @@ public:
         auto r = run_process(argv, std::chrono::seconds(120));
         if (r.exit_code != 0) {
             stop();
-            throw std::runtime_error("broker did not start: " + r.err);
+            throw std::runtime_error("broker did not start (exit " + std::to_string(r.exit_code) +
+                                     "): " + r.out + r.err);
         }
         url_ = r.out.substr(0, r.out.find('\n'));
     }

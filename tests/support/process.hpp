@@ -71,37 +71,58 @@ public:
     /// Collects output until the child exits or `timeout` passes (then it
     /// is killed by pid).
     process_result wait(std::chrono::milliseconds timeout) {
+        // Ends when the child exits (not at end of output: a daemon the
+        // child started may keep the pipes open), or on timeout.
         process_result r;
         const auto deadline = std::chrono::steady_clock::now() + timeout;
-        bool out_open = true, err_open = true;
-        while (out_open || err_open) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                deadline - std::chrono::steady_clock::now());
-            if (left.count() <= 0) {
-                r.timed_out = true;
+        int status = 0;
+        bool exited = false;
+        for (;;) {
+            drain(r, 50);
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+                exited = true;
+                drain(r, 0);
                 break;
             }
-            pollfd fds[2] = {{out_open ? out_fd_ : -1, POLLIN, 0}, {err_open ? err_fd_ : -1, POLLIN, 0}};
-            if (::poll(fds, 2, static_cast<int>(left.count())) < 0) continue;
-            char buf[65536];
-            if (out_open && (fds[0].revents & (POLLIN | POLLHUP))) {
-                const auto n = ::read(out_fd_, buf, sizeof buf);
-                if (n <= 0) out_open = false; else r.out.append(buf, static_cast<std::size_t>(n));
-            }
-            if (err_open && (fds[1].revents & (POLLIN | POLLHUP))) {
-                const auto n = ::read(err_fd_, buf, sizeof buf);
-                if (n <= 0) err_open = false; else r.err.append(buf, static_cast<std::size_t>(n));
+            if (std::chrono::steady_clock::now() >= deadline) {
+                r.timed_out = true;
+                ::kill(pid_, SIGKILL);
+                ::waitpid(pid_, &status, 0);
+                break;
             }
         }
-        if (r.timed_out) ::kill(pid_, SIGKILL);
-        int status = 0;
-        ::waitpid(pid_, &status, 0);
         done_ = true;
-        if (!r.timed_out && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+        if (exited && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
         return r;
     }
 
 private:
+    // Reads what is ready on stdout/stderr, waiting at most `ms` for it.
+    void drain(process_result& r, int ms) {
+        for (;;) {
+            pollfd fds[2] = {{out_open_ ? out_fd_ : -1, POLLIN, 0},
+                             {err_open_ ? err_fd_ : -1, POLLIN, 0}};
+            if (!out_open_ && !err_open_) return;
+            if (::poll(fds, 2, ms) <= 0) return;
+            char buf[65536];
+            bool got = false;
+            if (out_open_ && (fds[0].revents & (POLLIN | POLLHUP))) {
+                const auto n = ::read(out_fd_, buf, sizeof buf);
+                if (n <= 0) out_open_ = false; else r.out.append(buf, static_cast<std::size_t>(n));
+                got = n > 0;
+            }
+            if (err_open_ && (fds[1].revents & (POLLIN | POLLHUP))) {
+                const auto n = ::read(err_fd_, buf, sizeof buf);
+                if (n <= 0) err_open_ = false; else r.err.append(buf, static_cast<std::size_t>(n));
+                got = got || n > 0;
+            }
+            if (!got) return;
+            ms = 0;
+        }
+    }
+
+    bool out_open_ = true;
+    bool err_open_ = true;
     pid_t pid_ = -1;
     int out_fd_ = -1;
     int err_fd_ = -1;

@@ -16,6 +16,10 @@
 //    completes at once with errc::operation_cancelled; what was sent stays
 //    sent, so the broker may still act on it. Emit cancellation from the
 //    connection's I/O thread.
+// Errors are std::error_code values in the signature, never exceptions:
+// with use_future an operation yields std::future<std::error_code> or
+// std::future<std::tuple<std::error_code, T>>, and co_await with
+// use_awaitable yields the same error_code or tuple.
 // Synchronous requests of a channel are sent one at a time, in the order
 // started; publishes, acks and other frames started after a request wait
 // behind it, so order is always kept. A handle outlives its channel
@@ -36,6 +40,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace tarry::amqp {
 

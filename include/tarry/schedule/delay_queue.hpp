@@ -207,6 +207,7 @@ public:
     template <class Rep, class Period>
     std::optional<item> pop_for(std::chrono::duration<Rep, Period> timeout, std::stop_token stop = {}) {
         const steady_time now = clock_.now();
+        if (timeout <= timeout.zero()) return pop_until(now, std::move(stop));
         const auto room = steady_time::max() - now;
         // Compared in floating point: a huge timeout would overflow nanoseconds.
         const bool beyond = std::chrono::duration<double>(timeout) >= std::chrono::duration<double>(room);
@@ -333,18 +334,25 @@ private:
     // a backlog of overdue items is handed out without reading the clock for
     // each. Called with mutex_ held.
     bool is_due(ticks t) {
-        if (t <= last_now_) return true;
+        if (t <= last_now_) {
+            clock_hungry_.store(false, std::memory_order_relaxed);
+            return true;
+        }
+        clock_hungry_.store(true, std::memory_order_relaxed);
         last_now_ = clock_.now().time_since_epoch().count();
         return t <= last_now_;
     }
 
-    // Takes the lock for a pop. If another thread holds it, the clock is
-    // read while waiting rather than later inside the critical section: any
-    // reading is a valid lower bound of "now", so it shortens the time the
-    // lock is held without ever making an item due early.
+    // Takes the lock for a pop. When the last pop had to read the clock
+    // (items arrive about when they are due) or another thread holds the
+    // lock, the clock is read before taking it rather than inside the
+    // critical section: any reading is a valid lower bound of "now", so this
+    // shortens the time the lock is held without ever making an item due
+    // early. A backlog of overdue items is still handed out without reading
+    // the clock at all.
     std::unique_lock<std::mutex> lock_for_pop() {
-        std::unique_lock lock(mutex_, std::try_to_lock);
-        if (!lock.owns_lock()) {
+        std::unique_lock lock(mutex_, std::defer_lock);
+        if (clock_hungry_.load(std::memory_order_relaxed) || !lock.try_lock()) {
             const ticks hint = clock_.now().time_since_epoch().count();
             lock.lock();
             if (hint > last_now_) last_now_ = hint;
@@ -452,6 +460,7 @@ private:
     std::uint64_t refused_ = 0;
     std::uint64_t taken_out_ = 0;
 
+    std::atomic<bool> clock_hungry_{false};  // a hint only: did the last due check read the clock?
     std::atomic<std::size_t> size_{0};
     std::atomic<std::size_t> bytes_out_{0};
 };

@@ -52,9 +52,9 @@ void connection_machine::on_channel_frame(const wire::frame_view& f) {
             op_id op = 0;
             if (ch.in_flight) op = ch.in_flight->op;
             ch.in_flight.reset();
-            complete(op, {});
             drop_channel(ch.ref.number, errc::channel_closed, "the channel was closed by the client",
                          std::nullopt);
+            complete(op, {});
         } else if (std::holds_alternative<wire::channel_close>(m)) {
             write_method(ch.ref.number, wire::channel_close_ok{});
         }
@@ -203,6 +203,9 @@ void connection_machine::drop_channel(std::uint16_t number, std::error_code ec,
     std::unique_ptr<channel_state> ch = std::move(it->second);
     channels_.erase(it);
 
+    // The channel's fate first, so the driver records why before any
+    // operation of the channel completes.
+    events_.push_back(ev_channel_closed{ch->ref, ec, detail, reply});
     if (ch->in_flight) complete(ch->in_flight->op, ec, detail);
     if (ch->content_op) complete(ch->content_op, ec, detail);
     for (const auto& item : ch->held) complete(item.op, ec, detail);
@@ -210,7 +213,6 @@ void connection_machine::drop_channel(std::uint16_t number, std::error_code ec,
     for (const auto& [tag, consumer] : ch->consumers) {
         events_.push_back(ev_consumer_ended{ch->ref, consumer, tag, ec});
     }
-    events_.push_back(ev_channel_closed{ch->ref, ec, detail, reply});
 }
 
 }  // namespace tarry::amqp::detail

@@ -4,10 +4,12 @@
 // std::async, waits until the fake clock reports it asleep
 // (wait_for_sleepers), then moves time and checks what came out.
 #include "tarry/schedule/delay_queue.hpp"
+#include "tarry/schedule/detail/min_max_heap.hpp"
 #include "tarry/schedule/fake_clock.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -246,6 +248,7 @@ TEST_CASE("pop_for and pop_until time out on the queue's clock, exactly") {
 
     CHECK_FALSE(q.pop_for(0s));
     CHECK_FALSE(q.pop_for(-1s));
+    CHECK_FALSE(q.pop_for(std::chrono::hours::min()));
     CHECK_FALSE(q.pop_until(clk.now() - 1h));
 }
 
@@ -466,6 +469,36 @@ TEST_CASE("move-only payloads") {
     auto it = q.try_pop();
     REQUIRE(it);
     CHECK(*it->value == "hello");
+}
+
+// The bench measures delay_queue on the min-max heap as well; it must keep
+// the same contract.
+TEST_CASE_TEMPLATE("both stores: due order, FIFO ties, take_latest, remove", Store,
+                   tarry::detail::default_store<int>,
+                   tarry::detail::min_max_heap<tarry::detail::queued<int>, tarry::detail::earlier>) {
+    fake_clock clk;
+    tarry::delay_queue<int, fake_clock, Store> q({}, clk);
+    std::mt19937 rng(17);
+    std::vector<std::pair<int, int>> pushed;  // (due s, id)
+    for (int id = 0; id < 3000; ++id) {
+        const int due_s = static_cast<int>(rng() % 50);
+        pushed.emplace_back(due_s, id);
+        q.push(int{id}, clk.now() + std::chrono::seconds(due_s));
+    }
+    std::stable_sort(pushed.begin(), pushed.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    CHECK(q.take_latest()->value == pushed.back().second);
+    pushed.pop_back();
+    const auto gone = q.remove_if([](int v) { return v % 7 == 0; });
+    for (std::size_t i = 1; i < gone.size(); ++i) CHECK(gone[i - 1].due <= gone[i].due);
+    std::erase_if(pushed, [](auto& p) { return p.second % 7 == 0; });
+    CHECK(gone.size() + pushed.size() == 2999);
+    clk.advance(50s);
+    for (const auto& p : pushed) {
+        const auto it = q.try_pop();
+        REQUIRE(it);
+        REQUIRE(it->value == p.second);
+    }
+    CHECK(q.empty());
 }
 
 }  // TEST_SUITE

@@ -19,7 +19,6 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -120,7 +119,7 @@ std::vector<frame> parse(const std::vector<bytes>& chunks, feeding how) {
     for (const auto& piece : pieces) {
         if (how == feeding::prepare_commit) {
             const auto room = p.prepare(piece.size());
-            REQUIRE(room.size() >= piece.size());
+            if (room.size() < piece.size()) FAIL("prepare() gave " << room.size() << " bytes");
             std::copy(piece.begin(), piece.end(), room.begin());
             p.commit(piece.size());
         } else {
@@ -131,7 +130,8 @@ std::vector<frame> parse(const std::vector<bytes>& chunks, feeding how) {
             frames.push_back(f->to_frame());
             follow_tuning(p, frames.back());
         }
-        REQUIRE_MESSAGE(!p.error(), p.detail());
+        // Not a REQUIRE per piece: one byte at a time is ~10^4 pieces.
+        if (p.error()) FAIL("parser error after " << total << " bytes: " << p.detail());
     }
     CHECK(p.buffered() == 0);
     CHECK(p.consumed() == total);
@@ -599,7 +599,9 @@ TEST_CASE("golden bytes: py-amqp and RabbitMQ 3.10") {
         CHECK(server.first<basic_ack>().delivery_tag == 1);  // the publisher confirm
         CHECK(server.first<basic_get_ok>().routing_key == "tarry.golden.pyamqp");
         CHECK(client.first<basic_ack>().delivery_tag == server.first<basic_get_ok>().delivery_tag);
-        CHECK(client.first<connection_close>().reply_code == 200);
+        // py-amqp closes with reply-code 0 and no text (not 200 as pika
+        // does); RabbitMQ accepts it: a client must not insist on 200.
+        CHECK(client.first<connection_close>().reply_code == 0);
         REQUIRE(std::holds_alternative<connection_close_ok>(server.methods().back()));
     }
 }

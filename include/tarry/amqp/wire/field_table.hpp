@@ -65,7 +65,7 @@ public:
     const std::vector<field_entry>& entries() const noexcept { return entries_; }
     std::vector<field_entry>& entries() noexcept { return entries_; }
     bool empty() const noexcept { return entries_.empty(); }
-    std::size_t size() const noexcept { return entries_.size(); }
+    std::size_t size() const noexcept;
 
     friend bool operator==(const field_table& a, const field_table& b);
 
@@ -97,7 +97,7 @@ struct field_value {
                  (!std::is_same_v<std::remove_cvref_t<T>, field_value>)
     field_value(T&& v) : value(std::forward<T>(v)) {}
     /// A C string is a longstr, not a bool.
-    field_value(const char* s) : value(std::string(s)) {}
+    field_value(const char* s);
 
     template <class T>
     const T* get_if() const noexcept { return std::get_if<T>(&value); }
@@ -110,6 +110,11 @@ struct field_entry {
     field_value value;
     friend bool operator==(const field_entry&, const field_entry&) = default;
 };
+
+// Defined here, where field_entry is complete: clang instantiates the
+// constexpr members of std::vector<field_entry> at their first use.
+inline field_value::field_value(const char* s) : value(std::string(s)) {}
+inline std::size_t field_table::size() const noexcept { return entries_.size(); }
 
 /// Limits that keep a decoder's stack and memory bounded on hostile input.
 struct table_limits {

@@ -1,0 +1,174 @@
+// Connection loss and reconnection: the broker kills the connection
+// (rabbitmqctl close_connection) or the socket is dropped (a relay cuts it).
+// The error reaches the user, pending operations fail, and the on_open hook
+// re-declares and re-subscribes, so consumption resumes.
+#include "amqp_client.hpp"
+#include "private_broker.hpp"
+#include "tcp_relay.hpp"
+
+#include <sstream>
+
+using namespace amqp_it;
+
+namespace {
+
+/// Re-declares a queue and re-subscribes from the on_open hook, on every
+/// (re)connect; records what happened for the test thread.
+struct resubscriber {
+    std::string queue;
+    inbox in;
+    std::mutex m;
+    std::condition_variable cv;
+    int opens = 0;
+    std::vector<amqp::diagnostics> lost;
+    amqp::connection* conn = nullptr;
+
+    amqp::connection_hooks hooks() {
+        amqp::connection_hooks h;
+        h.on_open = [this](const amqp::connection_info&) {
+            conn->async_open_channel([this](std::error_code ec, amqp::channel ch) {
+                if (ec) return;
+                ch.async_declare_queue(queue_opts(queue), [this, ch](std::error_code ec, amqp::queue_info) {
+                    if (ec) return;
+                    auto o = consume_opts(queue);
+                    o.no_ack = true;  // nothing to redeliver after a reconnect
+                    ch.async_consume(o, in.handlers(), [this](std::error_code ec, std::string) {
+                        if (ec) return;
+                        std::lock_guard lock(m);
+                        ++opens;
+                        cv.notify_all();
+                    });
+                });
+            });
+        };
+        h.on_lost = [this](const amqp::diagnostics& d) {
+            std::lock_guard lock(m);
+            lost.push_back(d);
+            cv.notify_all();
+        };
+        return h;
+    }
+    bool wait_opens(int n, std::chrono::milliseconds t = 30s) {
+        std::unique_lock lock(m);
+        return cv.wait_for(lock, t, [&] { return opens >= n; });
+    }
+};
+
+amqp::connection_config fast_reconnect(amqp::connection_config cfg) {
+    cfg.reconnect_backoff = tarry::retry::backoff_policy::exponential(50ms, 2.0, 1s);
+    cfg.connection_name = unique_name("conn");
+    return cfg;
+}
+
+void publish_one(const std::string& url, const std::string& q, const std::string& text) {
+    client pub(url);
+    pub.connect();
+    auto ch = pub.open_channel();
+    ok(ch.async_confirm_select(use_future));
+    ok(ch.async_publish("", q, amqp::message(text), {}, use_future));
+}
+
+}  // namespace
+
+TEST_CASE("closed by the broker (rabbitmqctl close_connection): 320 surfaced, consumption restored") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto dir = tarry_test::broker_dir();
+    if (!dir) {
+        MESSAGE("SKIPPED: TARRY_TEST_BROKER_DIR is not set");
+        return;
+    }
+    resubscriber rs;
+    rs.queue = unique_name("reconnect-ctl");
+    auto cfg = fast_reconnect(config_of(url));
+    client c(cfg, rs.hooks());
+    rs.conn = &c.conn;
+    c.connect();
+    REQUIRE(rs.wait_opens(1));
+    publish_one(url, rs.queue, "one");
+    REQUIRE(rs.in.next());
+
+    // A pending operation on the doomed connection must fail, not hang.
+    auto doomed = c.open_channel();
+
+    // Find our connection by its name and have the broker close it.
+    auto list = tarry_test::private_broker::broker_ctl(
+        *dir, {"list_connections", "pid", "client_properties", "--no-table-headers", "--quiet"});
+    REQUIRE(list.exit_code == 0);
+    std::string pid;
+    std::istringstream lines(list.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find(cfg.connection_name) != std::string::npos) pid = line.substr(0, line.find('\t'));
+    }
+    REQUIRE_MESSAGE(!pid.empty(), list.out);
+    auto closed = tarry_test::private_broker::broker_ctl(*dir, {"close_connection", pid, "test says bye"});
+    REQUIRE_MESSAGE(closed.exit_code == 0, closed.err);
+
+    REQUIRE(rs.wait_opens(2));
+    {
+        std::lock_guard lock(rs.m);
+        REQUIRE_FALSE(rs.lost.empty());
+        CHECK(rs.lost[0].code == amqp::reply_code::connection_forced);
+        REQUIRE(rs.lost[0].reply);
+        CHECK(rs.lost[0].reply->text.find("test says bye") != std::string::npos);
+    }
+    CHECK(amqp::requires_reconnect(amqp::reply_code::connection_forced));
+    CHECK_FALSE(doomed.is_open());
+    CHECK(wait(doomed.async_qos(prefetch(1), use_future)) == amqp::errc::channel_closed);
+    publish_one(url, rs.queue, "two");
+    auto d = rs.in.next();
+    REQUIRE(d);
+    CHECK(d->msg.body_view() == "two");
+    CHECK(c.conn.usage().connects == 2);
+    CHECK(c.conn.usage().connections_lost == 1);
+}
+
+TEST_CASE("dropped socket: connection_lost surfaced, consumption restored") {
+    TARRY_REQUIRE_BROKER(url);
+    auto direct = config_of(url);
+    tarry_test::tcp_relay relay(direct.host, direct.effective_port());
+    auto cfg = fast_reconnect(direct);
+    cfg.port = relay.port();
+    resubscriber rs;
+    rs.queue = unique_name("reconnect-drop");
+    client c(cfg, rs.hooks());
+    rs.conn = &c.conn;
+    c.connect();
+    REQUIRE(rs.wait_opens(1));
+    publish_one(url, rs.queue, "one");
+    REQUIRE(rs.in.next());
+
+    auto ch = c.open_channel();
+    relay.cut_all();
+    REQUIRE(rs.wait_opens(2));
+    {
+        std::lock_guard lock(rs.m);
+        REQUIRE_FALSE(rs.lost.empty());
+        CHECK(rs.lost[0].code == amqp::errc::connection_lost);
+        CHECK(amqp::requires_reconnect(rs.lost[0].code));
+    }
+    CHECK_FALSE(ch.is_open());
+    publish_one(url, rs.queue, "two");
+    auto d = rs.in.next();
+    REQUIRE(d);
+    CHECK(d->msg.body_view() == "two");
+}
+
+TEST_CASE("reconnect gives up per its policy and says so") {
+    TARRY_REQUIRE_BROKER(url);
+    auto direct = config_of(url);
+    auto relay = std::make_unique<tarry_test::tcp_relay>(direct.host, direct.effective_port());
+    auto cfg = direct;
+    cfg.port = relay->port();
+    cfg.reconnect_backoff = tarry::retry::backoff_policy::fixed(20ms).with_max_attempts(3);
+    std::promise<amqp::diagnostics> final_close;
+    amqp::connection_hooks hooks;
+    hooks.on_closed = [&](const amqp::diagnostics& d) { final_close.set_value(d); };
+    client c(cfg, hooks);
+    c.connect();
+    relay.reset();  // the relay and its port are gone: every attempt fails
+    auto d = wait(final_close.get_future());
+    CHECK(d.code == amqp::errc::connect_failed);
+    CHECK(d.message.find("no more reconnect attempts") != std::string::npos);
+    CHECK_FALSE(c.conn.is_open());
+    CHECK(c.conn.usage().failed_attempts == 2);
+}
