@@ -16,54 +16,17 @@ closes.
 """
 import datetime
 import decimal
-import socket
 import sys
-import threading
 import urllib.parse
+
+from conversation_recorder import ConversationRecorder
 
 import amqp
 
 url = urllib.parse.urlparse(sys.argv[1])
 out_path = sys.argv[2]
-lock = threading.Lock()
-records = []
-
-listener = socket.socket()
-listener.bind(("127.0.0.1", 0))
-listener.listen(1)
-relay_port = listener.getsockname()[1]
-
-
-def pump(src, dst, tag):
-    while True:
-        try:
-            data = src.recv(65536)
-        except OSError:
-            data = b""
-        if not data:
-            try:
-                dst.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-            return
-        with lock:
-            records.append((tag, data))
-        try:
-            dst.sendall(data)
-        except OSError:
-            return
-
-
-def relay():
-    client, _ = listener.accept()
-    server = socket.create_connection((url.hostname, url.port))
-    a = threading.Thread(target=pump, args=(client, server, "C"))
-    b = threading.Thread(target=pump, args=(server, client, "S"))
-    a.start(); b.start(); a.join(); b.join()
-
-
-t = threading.Thread(target=relay)
-t.start()
+rec = ConversationRecorder(url.hostname, url.port)
+relay_port = rec.port
 
 conn = amqp.Connection(
     host=f"127.0.0.1:{relay_port}", userid=url.username or "guest",
@@ -93,11 +56,4 @@ ch.basic_ack(got.delivery_tag)
 ch.queue_delete(q)
 ch.close()
 conn.close()
-t.join(timeout=5)
-listener.close()
-
-with open(out_path, "w") as f:
-    f.write("# AMQP conversation: py-amqp (C) and RabbitMQ (S), one forwarded chunk a line\n")
-    for tag, data in records:
-        f.write(f"{tag} {data.hex()}\n")
-print(f"{len(records)} chunks, {sum(len(d) for _, d in records)} bytes -> {out_path}")
+rec.save(out_path, "py-amqp")

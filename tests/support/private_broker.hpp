@@ -1,6 +1,7 @@
 // Test helpers: a RabbitMQ node of the test's own (scripts/broker), for tests
-// that need special settings or that disturb the broker (pausing it). Started
-// in the constructor, stopped in the destructor — on failure too.
+// that need special settings or that disturb the broker (pausing it), or a
+// TLS listener (private_broker::with_tls()). Started in the constructor,
+// stopped in the destructor — on failure too.
 #pragma once
 
 #include "env.hpp"
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/types.h>
@@ -34,6 +36,18 @@ public:
                                      "): " + r.out + r.err);
         }
         url_ = r.out.substr(0, r.out.find('\n'));
+        std::ifstream tls_url(dir_ + "/tls-url");
+        if (tls_url && std::getline(tls_url, tls_url_) && !tls_url_.empty()) {
+            ca_file_ = dir_ + "/tls/ca.pem";
+        } else {
+            tls_url_.clear();
+        }
+    }
+    /// A node with a TLS listener as well (`scripts/broker start --tls`):
+    /// its own throwaway CA and a certificate for localhost / 127.0.0.1.
+    static private_broker with_tls(std::vector<std::string> extra = {}) {
+        extra.push_back("--tls");
+        return private_broker(std::move(extra));
     }
     ~private_broker() { stop(); }
     private_broker(const private_broker&) = delete;
@@ -41,6 +55,12 @@ public:
 
     const std::string& url() const noexcept { return url_; }
     const std::string& dir() const noexcept { return dir_; }
+    /// With TLS: amqps://guest:guest@localhost:PORT/%2F (no query; append
+    /// "?cacertfile=" + ca_file() to verify the broker). Empty without TLS.
+    const std::string& tls_url() const noexcept { return tls_url_; }
+    /// With TLS: the PEM file of the CA that signed the broker's
+    /// certificate. Empty without TLS.
+    const std::string& ca_file() const noexcept { return ca_file_; }
 
     /// The Erlang VM's pid (for SIGSTOP / SIGCONT in dead-peer tests).
     pid_t pid() const {
@@ -75,6 +95,8 @@ private:
 
     std::string dir_;
     std::string url_;
+    std::string tls_url_;
+    std::string ca_file_;
 };
 
 }  // namespace tarry_test
