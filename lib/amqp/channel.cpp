@@ -23,14 +23,21 @@ void note_error(channel_shared& ch, const ev_op_done& ev) {
     ch.last_error = diagnostics{ev.ec, ev.detail, std::nullopt};
 }
 
-/// Completes a handler of a default-constructed (null) channel.
+/// Completes a handler of a default-constructed (null) channel with `ec`.
+template <class Handler, class... Args>
+void complete_unbound(Handler h, std::error_code ec, Args... values) {
+    // Never from inside the starting call: hop through the system executor.
+    asio::post(asio::system_executor(),
+               [h = std::move(h), ec, ... v = std::move(values)]() mutable {
+                   detail::complete_handler(std::move(h), asio::system_executor(), ec,
+                                            std::move(v)...);
+               });
+}
+
+/// Fails a handler of a default-constructed (null) channel.
 template <class Handler, class... Args>
 void fail_unbound(Handler h, Args... values) {
-    // Never from inside the starting call: hop through the system executor.
-    asio::post(asio::system_executor(), [h = std::move(h), ... v = std::move(values)]() mutable {
-        detail::complete_handler(std::move(h), asio::system_executor(),
-                                 std::error_code(errc::channel_closed), std::move(v)...);
-    });
+    complete_unbound(std::move(h), std::error_code(errc::channel_closed), std::move(values)...);
 }
 
 /// A result of type T drawn from the reply by `extract`; T{} on error.
@@ -75,6 +82,22 @@ void send_void(const std::shared_ptr<channel_shared>& ch, wire::method m, Handle
 template <class Reply>
 const Reply& reply_of(const ev_op_done& ev) {
     return std::get<Reply>(*ev.reply);
+}
+
+/// Sends `Bind` when `bind`, else `Unbind`: the two methods have the same
+/// fields, named by `fill`.
+template <class Bind, class Unbind, class Fill, class Handler>
+void send_bind_or_unbind(const std::shared_ptr<channel_shared>& ch, bool bind, Fill fill,
+                         Handler h) {
+    if (bind) {
+        Bind m;
+        fill(m);
+        send_void(ch, std::move(m), std::move(h));
+    } else {
+        Unbind m;
+        fill(m);
+        send_void(ch, std::move(m), std::move(h));
+    }
 }
 
 }  // namespace
@@ -133,21 +156,15 @@ void channel::delete_exchange_(std::string name, bool if_unused, handler<> h) co
 void channel::bind_exchange_(bool bind, std::string d, std::string s, std::string k,
                              field_table a, handler<> h) const {
     if (!s_) return fail_unbound(std::move(h));
-    if (bind) {
-        wire::exchange_bind m;
-        m.destination = std::move(d);
-        m.source = std::move(s);
-        m.routing_key = std::move(k);
-        m.arguments = std::move(a);
-        send_void(s_, std::move(m), std::move(h));
-    } else {
-        wire::exchange_unbind m;
-        m.destination = std::move(d);
-        m.source = std::move(s);
-        m.routing_key = std::move(k);
-        m.arguments = std::move(a);
-        send_void(s_, std::move(m), std::move(h));
-    }
+    send_bind_or_unbind<wire::exchange_bind, wire::exchange_unbind>(
+        s_, bind,
+        [&](auto& m) {
+            m.destination = std::move(d);
+            m.source = std::move(s);
+            m.routing_key = std::move(k);
+            m.arguments = std::move(a);
+        },
+        std::move(h));
 }
 
 // ---- queues -------------------------------------------------------------------------
@@ -184,21 +201,15 @@ void channel::delete_queue_(std::string name, queue_delete_options o,
 void channel::bind_queue_(bool bind, std::string q, std::string x, std::string k, field_table a,
                           handler<> h) const {
     if (!s_) return fail_unbound(std::move(h));
-    if (bind) {
-        wire::queue_bind m;
-        m.queue = std::move(q);
-        m.exchange = std::move(x);
-        m.routing_key = std::move(k);
-        m.arguments = std::move(a);
-        send_void(s_, std::move(m), std::move(h));
-    } else {
-        wire::queue_unbind m;
-        m.queue = std::move(q);
-        m.exchange = std::move(x);
-        m.routing_key = std::move(k);
-        m.arguments = std::move(a);
-        send_void(s_, std::move(m), std::move(h));
-    }
+    send_bind_or_unbind<wire::queue_bind, wire::queue_unbind>(
+        s_, bind,
+        [&](auto& m) {
+            m.queue = std::move(q);
+            m.exchange = std::move(x);
+            m.routing_key = std::move(k);
+            m.arguments = std::move(a);
+        },
+        std::move(h));
 }
 
 void channel::purge_queue_(std::string name, handler<std::uint32_t> h) const {
@@ -353,12 +364,7 @@ void channel::flow_(bool active, handler<bool> h) const {
 }
 
 void channel::close_(handler<> h) const {
-    if (!s_) {
-        asio::post(asio::system_executor(), [h = std::move(h)]() mutable {
-            detail::complete_handler(std::move(h), asio::system_executor(), std::error_code{});
-        });
-        return;
-    }
+    if (!s_) return complete_unbound(std::move(h), std::error_code{});  // nothing to close
     auto ch = s_;
     ch->conn->run_op(std::move(h),
                      [ch](auto h, ev_op_done&& ev) {

@@ -114,6 +114,9 @@ public:
         cv_.wait_for(lock, t, [&] { return static_cast<bool>(cancelled_); });
         return cancelled_;
     }
+    /// Consumes `queue` on `ch` into this inbox, requiring success; the
+    /// consumer tag.
+    std::string subscribe(const amqp::channel& ch, const std::string& queue);
     std::size_t size() {
         std::lock_guard lock(m_);
         return items_.size();
@@ -151,6 +154,11 @@ struct client {
     amqp::connection conn;
 };
 
+/// A client connected in its constructor (a failed connect fails the test).
+struct connected_client : client {
+    explicit connected_client(const std::string& url) : client(url) { connect(); }
+};
+
 /// The value of a `void(error_code, T)` operation's future, requiring success.
 template <class T>
 T value_of(std::future<std::tuple<std::error_code, T>> f, std::chrono::milliseconds t = 30s) {
@@ -163,6 +171,10 @@ T value_of(std::future<std::tuple<std::error_code, T>> f, std::chrono::milliseco
 inline void ok(std::future<std::error_code> f, std::chrono::milliseconds t = 30s) {
     const auto ec = wait(std::move(f), t);
     REQUIRE_MESSAGE(!ec, "operation failed: " << ec.message());
+}
+
+inline std::string inbox::subscribe(const amqp::channel& ch, const std::string& queue) {
+    return value_of(ch.async_consume(consume_opts(queue), handlers(), use_future));
 }
 
 }  // namespace amqp_it

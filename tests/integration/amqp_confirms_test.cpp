@@ -10,8 +10,7 @@ using namespace amqp_it;
 
 TEST_CASE("confirms: acks for routed publishes, nacks forced by reject-publish overflow") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     const auto q = unique_name("overflow");
     value_of(ch.async_declare_queue(
@@ -38,8 +37,7 @@ TEST_CASE("confirms: acks for routed publishes, nacks forced by reject-publish o
 
 TEST_CASE("mandatory unroutable publish: basic.return reaches the return handler, then the ack") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     std::promise<amqp::returned_message> returned;
     ch.set_return_handler([&](amqp::returned_message r) { returned.set_value(std::move(r)); });
@@ -60,14 +58,13 @@ TEST_CASE("mandatory unroutable publish: basic.return reaches the return handler
 
 TEST_CASE("the broker cancels a consumer whose queue is deleted") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto consumer = c.open_channel();
     auto admin = c.open_channel();
     const auto q = unique_name("cancelled");
     value_of(admin.async_declare_queue(queue_opts(q), use_future));
     inbox in;
-    value_of(consumer.async_consume(consume_opts(q), in.handlers(), use_future));
+    in.subscribe(consumer, q);
     value_of(admin.async_delete_queue(q, {}, use_future));
     CHECK(in.wait_cancelled() == amqp::errc::consumer_cancelled);
     CHECK(consumer.is_open());
@@ -76,8 +73,7 @@ TEST_CASE("the broker cancels a consumer whose queue is deleted") {
 
 TEST_CASE("per-operation cancellation completes the operation at once; the channel keeps working") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     const auto q = unique_name("cancel-op");
     boost::asio::cancellation_signal signal;

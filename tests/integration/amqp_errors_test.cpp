@@ -12,14 +12,13 @@ using namespace amqp_it;
 
 TEST_CASE("a failing declare closes its channel only; another channel keeps consuming") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto good = c.open_channel();
     auto bad = c.open_channel();
     const auto q = unique_name("isolated");
     value_of(good.async_declare_queue(queue_opts(q, true), use_future));
     inbox in;
-    value_of(good.async_consume(consume_opts(q), in.handlers(), use_future));
+    in.subscribe(good, q);
     ok(good.async_publish("", q, amqp::message("before"), {}, use_future));
     REQUIRE(in.next());
 
@@ -56,8 +55,7 @@ TEST_CASE("a failing declare closes its channel only; another channel keeps cons
 
 TEST_CASE("pending operations behind a failing one fail with the broker's code too") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     auto f1 = ch.async_declare_queue(passive_queue(unique_name("nope")), use_future);
     auto f2 = ch.async_purge_queue("whatever", use_future);
@@ -69,8 +67,7 @@ TEST_CASE("pending operations behind a failing one fail with the broker's code t
 
 TEST_CASE("publishing to a missing exchange closes the channel with 404") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     std::promise<amqp::diagnostics> closed;
     ch.set_close_handler([&](const amqp::diagnostics& d) { closed.set_value(d); });

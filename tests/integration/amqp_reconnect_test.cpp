@@ -61,11 +61,20 @@ amqp::connection_config fast_reconnect(amqp::connection_config cfg) {
 }
 
 void publish_one(const std::string& url, const std::string& q, const std::string& text) {
-    client pub(url);
-    pub.connect();
+    connected_client pub(url);
     auto ch = pub.open_channel();
     ok(ch.async_confirm_select(use_future));
     ok(ch.async_publish("", q, amqp::message(text), {}, use_future));
+}
+
+/// Connects `c`, whose hooks are `rs`'s, and waits until `rs` has
+/// subscribed and consumed a first message published to its queue.
+void start_consuming(resubscriber& rs, client& c, const std::string& url) {
+    rs.conn = &c.conn;
+    c.connect();
+    REQUIRE(rs.wait_opens(1));
+    publish_one(url, rs.queue, "one");
+    REQUIRE(rs.in.next());
 }
 
 }  // namespace
@@ -81,11 +90,7 @@ TEST_CASE("closed by the broker (rabbitmqctl close_connection): 320 surfaced, co
     rs.queue = unique_name("reconnect-ctl");
     auto cfg = fast_reconnect(config_of(url));
     client c(cfg, rs.hooks());
-    rs.conn = &c.conn;
-    c.connect();
-    REQUIRE(rs.wait_opens(1));
-    publish_one(url, rs.queue, "one");
-    REQUIRE(rs.in.next());
+    start_consuming(rs, c, url);
 
     // A pending operation on the doomed connection must fail, not hang.
     auto doomed = c.open_channel();
@@ -131,11 +136,7 @@ TEST_CASE("dropped socket: connection_lost surfaced, consumption restored") {
     resubscriber rs;
     rs.queue = unique_name("reconnect-drop");
     client c(cfg, rs.hooks());
-    rs.conn = &c.conn;
-    c.connect();
-    REQUIRE(rs.wait_opens(1));
-    publish_one(url, rs.queue, "one");
-    REQUIRE(rs.in.next());
+    start_consuming(rs, c, url);
 
     auto ch = c.open_channel();
     relay.cut_all();

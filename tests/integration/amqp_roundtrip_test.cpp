@@ -58,8 +58,7 @@ std::vector<std::uint8_t> pattern(std::size_t n) {
 
 TEST_CASE("publish and consume bodies of 0 B, 1 B, 128 KiB and 10 MiB with every property") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     const auto q = unique_name("roundtrip");
     auto info = value_of(ch.async_declare_queue(queue_opts(q, false, true), use_future));
@@ -68,7 +67,7 @@ TEST_CASE("publish and consume bodies of 0 B, 1 B, 128 KiB and 10 MiB with every
 
     inbox in;
     auto consumer_ch = c.open_channel();
-    const auto tag = value_of(consumer_ch.async_consume(consume_opts(q), in.handlers(), use_future));
+    const auto tag = in.subscribe(consumer_ch, q);
     CHECK_FALSE(tag.empty());
 
     for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{128 * 1024},
@@ -93,8 +92,7 @@ TEST_CASE("publish and consume bodies of 0 B, 1 B, 128 KiB and 10 MiB with every
 
 TEST_CASE("basic.get returns the message or nothing; reject, nack and recover") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     const auto q = unique_name("get");
     value_of(ch.async_declare_queue(queue_opts(q, true), use_future));
@@ -128,8 +126,7 @@ TEST_CASE("basic.get returns the message or nothing; reject, nack and recover") 
 
 TEST_CASE("exchanges, bindings with argument tables, qos, flow, purge, delete") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     const auto src = unique_name("src"), dst = unique_name("dst"), q = unique_name("bound");
     ok(ch.async_declare_exchange(exchange_opts(src, "topic"), use_future));
@@ -170,8 +167,7 @@ TEST_CASE("exchanges, bindings with argument tables, qos, flow, purge, delete") 
 
 TEST_CASE("completion tokens: callbacks, use_future and use_awaitable") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
 
     // Callback: runs on the I/O thread, never inside the starting call.
     std::promise<std::pair<std::error_code, bool>> p;
@@ -211,8 +207,7 @@ TEST_CASE("completion tokens: callbacks, use_future and use_awaitable") {
 
 TEST_CASE("many channels on one connection, used from many threads") {
     TARRY_REQUIRE_BROKER(url);
-    client c(url);
-    c.connect();
+    connected_client c(url);
     const auto q = unique_name("threads");
     auto setup = c.open_channel();
     value_of(setup.async_declare_queue(queue_opts(q, true), use_future));

@@ -39,11 +39,10 @@ TEST_CASE("pika publishes, tarry consumes: every property and header intact") {
     auto r = tarry_test::run_python("pika_peer.py", {"publish", url, q}, 60s);
     REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
 
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     inbox in;
-    value_of(ch.async_consume(consume_opts(q), in.handlers(), use_future));
+    in.subscribe(ch, q);
     auto d = in.next();
     REQUIRE(d);
     ok(ch.async_ack(d->delivery_tag, false, use_future));
@@ -91,8 +90,7 @@ TEST_CASE("pika publishes, tarry consumes: every property and header intact") {
 TEST_CASE("tarry publishes, pika reads back the same values") {
     TARRY_REQUIRE_BROKER(url);
     const auto q = unique_name("to-pika");
-    client c(url);
-    c.connect();
+    connected_client c(url);
     auto ch = c.open_channel();
     value_of(ch.async_declare_queue(queue_opts(q), use_future));
     ok(ch.async_confirm_select(use_future));

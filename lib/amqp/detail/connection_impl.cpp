@@ -21,20 +21,6 @@ std::string where(const connection_config& c) {
     return c.host + ":" + std::to_string(c.effective_port());
 }
 
-machine_config machine_config_of(const connection_config& c) {
-    machine_config m;
-    m.username = c.username;
-    m.password = c.password;
-    m.vhost = c.vhost;
-    m.heartbeat = c.heartbeat;
-    m.frame_max = c.frame_max;
-    m.channel_max = c.channel_max;
-    m.close_timeout = c.close_timeout;
-    m.connection_name = c.connection_name;
-    m.max_body_size = c.max_body_size;
-    return m;
-}
-
 }  // namespace
 
 struct connection_impl::session {
@@ -242,7 +228,7 @@ void connection_impl::remove_consumer(op_id consumer) { consumers_.erase(consume
 
 void connection_impl::start_attempt() {
     auto s = std::make_shared<session>(strand_, tls_context_ ? &*tls_context_ : nullptr,
-                                       machine_config_of(config_), ++generation_);
+                                       machine_config(config_), ++generation_);
     session_ = s;
     phase_ = phase::connecting;
 

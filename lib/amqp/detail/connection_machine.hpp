@@ -154,12 +154,22 @@ private:
     void on_content_complete(channel_state& ch);
     void on_server_channel_close(channel_state& ch, const wire::channel_close& m);
 
+    /// The negotiated frame_max, or the protocol minimum before tune.
+    std::uint32_t frame_max() const noexcept;
     void write_method(std::uint16_t channel, const wire::method& m);
     bool encode_method_frame(std::vector<std::uint8_t>& out, std::uint16_t channel,
                              const wire::method& m, std::string* detail);
     void flush(channel_state& ch);
     void enqueue(channel_state& ch, outgoing item);
     channel_state* find(channel_ref ref) noexcept;
+    /// True on an open connection; otherwise completes `op` with not_connected.
+    bool require_open(op_id op);
+    /// The open channel `ref` names on an open connection; otherwise
+    /// completes `op` with not_connected or channel_closed and gives nullptr.
+    channel_state* usable_channel(channel_ref ref, op_id op);
+    /// usable_channel(), then `m` encoded into item.frames and item.op set;
+    /// an unencodable `m` completes `op` with invalid_argument (nullptr).
+    channel_state* prepare(channel_ref ref, const wire::method& m, op_id op, outgoing& item);
     std::uint16_t free_channel_number() const noexcept;
 
     void complete(op_id op, std::error_code ec, std::string detail = {});

@@ -36,9 +36,16 @@ std::size_t connection_machine::unconfirmed(channel_ref ref) const noexcept {
     return it->second->confirms.unconfirmed();
 }
 
-bool connection_machine::encode_method_frame(std::vector<std::uint8_t>& out,
-                                             std::uint16_t channel, const wire::method& m,
-                                             std::string* detail) {
+namespace {
+
+enum class frame_status { ok, bad_field, too_large };
+
+/// Appends one method frame of at most `frame_max` bytes. On failure
+/// appends nothing; for bad_field, `detail` (if any) gets the encoder's
+/// message.
+frame_status append_method_frame(std::vector<std::uint8_t>& out, std::uint16_t channel,
+                                 const wire::method& m, std::uint32_t frame_max,
+                                 std::string* detail) {
     const std::size_t start = out.size();
     const std::size_t at = wire::begin_frame(out, wire::frame_type::method, channel);
     wire::byte_writer w(out);
@@ -46,18 +53,31 @@ bool connection_machine::encode_method_frame(std::vector<std::uint8_t>& out,
     if (!w.ok()) {
         out.resize(start);
         if (detail) *detail = w.detail();
-        return false;
+        return frame_status::bad_field;
     }
-    const std::uint32_t frame_max = limits_.frame_max ? limits_.frame_max : wire::min_frame_max;
-    if (auto ec = wire::end_frame(out, at, frame_max)) {
+    if (wire::end_frame(out, at, frame_max)) {
         out.resize(start);
-        if (detail) {
-            *detail = std::string(wire::method_name(m)) + " does not fit in frame_max " +
-                      std::to_string(frame_max);
-        }
-        return false;
+        return frame_status::too_large;
     }
-    return true;
+    return frame_status::ok;
+}
+
+}  // namespace
+
+std::uint32_t connection_machine::frame_max() const noexcept {
+    return limits_.frame_max ? limits_.frame_max : wire::min_frame_max;
+}
+
+bool connection_machine::encode_method_frame(std::vector<std::uint8_t>& out,
+                                             std::uint16_t channel, const wire::method& m,
+                                             std::string* detail) {
+    const std::uint32_t max = frame_max();
+    const frame_status status = append_method_frame(out, channel, m, max, detail);
+    if (status == frame_status::too_large && detail) {
+        *detail = std::string(wire::method_name(m)) + " does not fit in frame_max " +
+                  std::to_string(max);
+    }
+    return status == frame_status::ok;
 }
 
 void connection_machine::write_method(std::uint16_t channel, const wire::method& m) {
@@ -72,16 +92,10 @@ std::error_code connection_machine::encode_publish(std::vector<std::uint8_t>& ou
                                                    std::span<const std::uint8_t> body,
                                                    std::uint32_t frame_max, std::string* detail) {
     const std::size_t start = out.size();
-    const std::size_t at = wire::begin_frame(out, wire::frame_type::method, channel);
-    wire::byte_writer w(out);
-    wire::encode_method(w, m);
-    if (!w.ok()) {
-        out.resize(start);
-        if (detail) *detail = w.detail();
-        return errc::invalid_argument;
-    }
-    if (wire::end_frame(out, at, frame_max)) {
-        out.resize(start);
+    switch (append_method_frame(out, channel, m, frame_max, detail)) {
+    case frame_status::ok: break;
+    case frame_status::bad_field: return errc::invalid_argument;
+    case frame_status::too_large:
         if (detail) *detail = "basic.publish does not fit in frame_max";
         return errc::invalid_argument;
     }
@@ -131,11 +145,14 @@ std::string closed_channel_detail(channel_ref ch) {
 }
 }  // namespace
 
+bool connection_machine::require_open(op_id op) {
+    if (state_ == state::open) return true;
+    complete(op, errc::not_connected, "the connection is not open");
+    return false;
+}
+
 void connection_machine::open_channel(op_id op) {
-    if (state_ != state::open) {
-        complete(op, errc::not_connected, "the connection is not open");
-        return;
-    }
+    if (!require_open(op)) return;
     const std::uint16_t n = free_channel_number();
     if (n == 0) {
         complete(op, errc::channel_limit_reached,
@@ -171,23 +188,33 @@ void connection_machine::close_channel(channel_ref ref, op_id op) {
     enqueue(*ch, std::move(item));
 }
 
-void connection_machine::request(channel_ref ref, wire::method m, op_id op) {
-    if (state_ != state::open) {
-        complete(op, errc::not_connected, "the connection is not open");
-        return;
-    }
+channel_state* connection_machine::usable_channel(channel_ref ref, op_id op) {
+    if (!require_open(op)) return nullptr;
     channel_state* ch = find(ref);
     if (!ch || ch->state == channel_state::phase::closing) {
         complete(op, errc::channel_closed, closed_channel_detail(ref));
-        return;
+        return nullptr;
     }
-    outgoing item;
+    return ch;
+}
+
+channel_state* connection_machine::prepare(channel_ref ref, const wire::method& m, op_id op,
+                                           outgoing& item) {
+    channel_state* ch = usable_channel(ref, op);
+    if (!ch) return nullptr;
     std::string detail;
     if (!encode_method_frame(item.frames, ref.number, m, &detail)) {
         complete(op, errc::invalid_argument, std::move(detail));
-        return;
+        return nullptr;
     }
     item.op = op;
+    return ch;
+}
+
+void connection_machine::request(channel_ref ref, wire::method m, op_id op) {
+    outgoing item;
+    channel_state* ch = prepare(ref, m, op, item);
+    if (!ch) return;
     if (auto reply = expected_reply(m)) {
         item.what = outgoing::kind::request;
         item.reply = *reply;
@@ -199,47 +226,22 @@ void connection_machine::request(channel_ref ref, wire::method m, op_id op) {
 
 void connection_machine::consume(channel_ref ref, wire::basic_consume m, op_id op,
                                  op_id consumer) {
-    if (state_ != state::open) {
-        complete(op, errc::not_connected, "the connection is not open");
-        return;
-    }
-    channel_state* ch = find(ref);
-    if (!ch || ch->state == channel_state::phase::closing) {
-        complete(op, errc::channel_closed, closed_channel_detail(ref));
-        return;
-    }
     m.no_wait = false;  // we need the tag from consume-ok
+    const wire::method method{std::move(m)};
     outgoing item;
-    std::string detail;
-    if (!encode_method_frame(item.frames, ref.number, m, &detail)) {
-        complete(op, errc::invalid_argument, std::move(detail));
-        return;
-    }
+    channel_state* ch = prepare(ref, method, op, item);
+    if (!ch) return;
     item.what = outgoing::kind::request;
-    item.op = op;
     item.consumer = consumer;
-    item.reply = *expected_reply(wire::method{m});
+    item.reply = *expected_reply(method);
     enqueue(*ch, std::move(item));
 }
 
 void connection_machine::send(channel_ref ref, wire::method m, op_id op) {
-    if (state_ != state::open) {
-        complete(op, errc::not_connected, "the connection is not open");
-        return;
-    }
-    channel_state* ch = find(ref);
-    if (!ch || ch->state == channel_state::phase::closing) {
-        complete(op, errc::channel_closed, closed_channel_detail(ref));
-        return;
-    }
     outgoing item;
-    std::string detail;
-    if (!encode_method_frame(item.frames, ref.number, m, &detail)) {
-        complete(op, errc::invalid_argument, std::move(detail));
-        return;
-    }
+    channel_state* ch = prepare(ref, m, op, item);
+    if (!ch) return;
     item.what = outgoing::kind::async;
-    item.op = op;
     enqueue(*ch, std::move(item));
 }
 
@@ -248,9 +250,7 @@ void connection_machine::publish(channel_ref ref, const wire::basic_publish& m,
                                  std::span<const std::uint8_t> body, op_id op) {
     std::vector<std::uint8_t> frames;
     std::string detail;
-    if (auto ec = encode_publish(frames, ref.number, m, properties, body,
-                                 limits_.frame_max ? limits_.frame_max : wire::min_frame_max,
-                                 &detail)) {
+    if (auto ec = encode_publish(frames, ref.number, m, properties, body, frame_max(), &detail)) {
         complete(op, ec, std::move(detail));
         return;
     }
@@ -259,15 +259,8 @@ void connection_machine::publish(channel_ref ref, const wire::basic_publish& m,
 
 void connection_machine::publish_encoded(channel_ref ref, std::vector<std::uint8_t> frames,
                                          op_id op) {
-    if (state_ != state::open) {
-        complete(op, errc::not_connected, "the connection is not open");
-        return;
-    }
-    channel_state* ch = find(ref);
-    if (!ch || ch->state == channel_state::phase::closing) {
-        complete(op, errc::channel_closed, closed_channel_detail(ref));
-        return;
-    }
+    channel_state* ch = usable_channel(ref, op);
+    if (!ch) return;
     outgoing item;
     item.what = outgoing::kind::publish;
     item.frames = std::move(frames);

@@ -2,6 +2,7 @@
 // negotiated limits, and the events it yields to its driver.
 #pragma once
 
+#include "tarry/amqp/connection_config.hpp"
 #include "tarry/amqp/error.hpp"
 #include "tarry/amqp/wire/content_assembler.hpp"
 #include "tarry/amqp/wire/field_table.hpp"
@@ -39,18 +40,30 @@ struct negotiated_limits {
     friend bool operator==(const negotiated_limits&, const negotiated_limits&) = default;
 };
 
-/// What the machine needs from connection_config (a subset, so unit tests
-/// build it directly).
+/// What the machine needs from connection_config: a subset, with the same
+/// defaults (taken from it), so unit tests build it directly.
 struct machine_config {
-    std::string username = "guest";
-    std::string password = "guest";
-    std::string vhost = "/";
-    std::uint16_t heartbeat = 60;
-    std::uint32_t frame_max = 131072;
-    std::uint16_t channel_max = 2047;
-    milliseconds close_timeout{5000};
+    machine_config() : machine_config(connection_config{}) {}
+    explicit machine_config(const connection_config& c)
+        : username(c.username),
+          password(c.password),
+          vhost(c.vhost),
+          heartbeat(c.heartbeat),
+          frame_max(c.frame_max),
+          channel_max(c.channel_max),
+          close_timeout(c.close_timeout),
+          connection_name(c.connection_name),
+          max_body_size(c.max_body_size) {}
+
+    std::string username;
+    std::string password;
+    std::string vhost;
+    std::uint16_t heartbeat;
+    std::uint32_t frame_max;
+    std::uint16_t channel_max;
+    milliseconds close_timeout;
     std::string connection_name;
-    std::uint64_t max_body_size = wire::content_assembler::default_max_body_size;
+    std::uint64_t max_body_size;
 };
 
 // ---- events -------------------------------------------------------------
