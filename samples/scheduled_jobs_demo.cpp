@@ -92,8 +92,8 @@ void check(const std::string& what, std::error_code ec, const amqp::channel& ch)
     if (ec) fail(what, ec, ch.last_error().message);
 }
 
-// perform_job_at as the wire contract allows the demo's own publisher to
-// send it (a double); anything else is a bug in this sample.
+// perform_job_at as the demo's own publisher sends it (a double); throws
+// std::runtime_error for anything else.
 double due_of(const amqp::message& m) {
     const auto& headers = m.properties.headers;
     const amqp::field_value* v = headers ? headers->find("perform_job_at") : nullptr;
@@ -207,7 +207,14 @@ int main(int argc, char** argv) {
         held_job j;
         j.id = d.msg.properties.message_id.value_or("?");
         j.delivery_tag = d.delivery_tag;
-        j.due_epoch = due_of(d.msg);
+        try {
+            j.due_epoch = due_of(d.msg);
+        } catch (const std::exception& e) {
+            // Not one of ours: refuse it (never run, never requeued forever).
+            tl.print("rejected  %-13s %s", j.id.c_str(), e.what());
+            ch.async_reject(d.delivery_tag, false, [](std::error_code) {});
+            return;
+        }
         if (auto* f = d.msg.properties.headers->find("x-demo-fail"))
             if (auto* n = f->get_if<std::int32_t>()) j.fail_times = *n;
         const auto due = sys_clock::time_point(std::chrono::duration_cast<sys_clock::duration>(
