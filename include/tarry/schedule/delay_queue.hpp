@@ -17,6 +17,11 @@
 // - Bounded: push() refuses with push_result::full when the item would exceed
 //   the count or byte limit; take_latest() makes room by taking the item due
 //   last.
+// - The fast path: push_ready() hands an item that is already due to the
+//   next pop in arrival order, in O(1), without entering the due-time order;
+//   a pop takes whichever of the ready lane's oldest item and the earliest
+//   held item is due first. Ready items count against the same bounds and
+//   are seen by take_latest() (last), remove_if() and drain().
 // - close() wakes every waiter; afterwards pushes are refused and every pop
 //   returns at once (empty). Items still held stay until drain().
 // - Items are moved, never copied. T must be nothrow-movable.
@@ -33,6 +38,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <mutex>
@@ -63,7 +69,7 @@ struct delay_queue_limits {
 struct delay_queue_stats {
     std::size_t items = 0;          ///< held now
     std::size_t bytes = 0;          ///< sum of the bytes of the items held now
-    std::uint64_t pushed = 0;       ///< accepted by push() since construction
+    std::uint64_t pushed = 0;       ///< accepted by push() or push_ready() since construction
     std::uint64_t popped = 0;       ///< handed out due by a pop
     std::uint64_t refused = 0;      ///< push() calls answered full or too_large
     std::uint64_t taken_out = 0;    ///< left by take_latest(), remove_if() or drain()
@@ -145,15 +151,7 @@ public:
         bool wake = false;
         {
             std::lock_guard lock(mutex_);
-            if (closed_) return push_result::closed;
-            if (bytes > limits_.max_bytes) {
-                ++refused_;
-                return push_result::too_large;
-            }
-            if (items_.size() >= limits_.max_items || bytes > limits_.max_bytes - bytes_) {
-                ++refused_;
-                return push_result::full;
-            }
+            if (const auto refused = admit(bytes)) return *refused;
             const std::uint64_t seq = next_seq_++;
             items_.push(detail::queued<T>{due.time_since_epoch().count(), seq, bytes, std::move(value)});
             bytes_ += bytes;
@@ -176,6 +174,29 @@ public:
         return push(std::move(value), to_steady(clock_, due), bytes);
     }
 
+    /// The fast path for an item already due: queued in arrival order behind
+    /// earlier ready items, in O(1), never entering the due-time order. `due`
+    /// is the time it became due (reported back in due_item; a time in the
+    /// future is treated as now). Same bounds, results and exception
+    /// guarantee as push().
+    push_result push_ready(T&& value, steady_time due, std::size_t bytes = 0) {
+        bool wake = false;
+        {
+            std::lock_guard lock(mutex_);
+            if (const auto refused = admit(bytes)) return *refused;
+            const ticks now = clock_.now().time_since_epoch().count();
+            const ticks at = std::min<ticks>(due.time_since_epoch().count(), now);
+            ready_.push_back(detail::queued<T>{at, next_seq_++, bytes, std::move(value)});
+            if (now > last_now_) last_now_ = now;
+            bytes_ += bytes;
+            ++pushed_;
+            publish_sizes();
+            wake = waiters_ > 0;
+        }
+        if (wake) cv_.notify_one();
+        return push_result::ok;
+    }
+
     /// Blocks until the earliest item is due and returns it, or returns empty
     /// once the queue is closed.
     std::optional<item> pop() { return pop_impl(nullptr, nullptr); }
@@ -191,8 +212,8 @@ public:
     /// beyond taking the lock.
     std::optional<item> try_pop() {
         const auto lock = lock_for_pop();
-        if (closed_ || items_.empty() || !is_due(items_.min().due)) return std::nullopt;
-        return take_min();
+        if (closed_) return std::nullopt;
+        return take_due();
     }
 
     /// As pop(), but gives up (returns empty) when the queue's clock reaches
@@ -219,8 +240,8 @@ public:
     /// due or not: the one to park when the queue is full. Empty if none.
     std::optional<item> take_latest() {
         std::lock_guard lock(mutex_);
-        if (items_.empty()) return std::nullopt;
-        auto q = items_.pop_max();
+        if (items_.empty() && ready_.empty()) return std::nullopt;
+        auto q = items_.empty() ? take_ready_back() : items_.pop_max();
         bytes_ -= q.bytes;
         ++taken_out_;
         publish_sizes();
@@ -239,19 +260,24 @@ public:
             // Everything that can throw (pred, allocation) happens before
             // the first item moves.
             std::vector<bool> hit(items_.size());
+            std::vector<bool> ready_hit(ready_.size());
             std::size_t i = 0;
             std::size_t n = 0;
-            items_.for_each([&](const detail::queued<T>& q) {
+            const auto mark = [&](std::vector<bool>& marks, const detail::queued<T>& q) {
                 if (pred(std::as_const(q.value))) {
-                    hit[i] = true;
+                    marks[i] = true;
                     ++n;
                 }
                 ++i;
-            });
+            };
+            items_.for_each([&](const detail::queued<T>& q) { mark(hit, q); });
+            i = 0;
+            for (const auto& q : ready_) mark(ready_hit, q);
             if (n == 0) return out;
             taken.reserve(n);
             out.reserve(n);
             items_.extract_marked(hit, taken);
+            extract_ready(ready_hit, taken);
             for (const auto& q : taken) bytes_ -= q.bytes;
             taken_out_ += n;
             publish_sizes();
@@ -273,8 +299,10 @@ public:
         std::vector<item> out;
         {
             std::lock_guard lock(mutex_);
-            out.reserve(items_.size());
+            out.reserve(items_.size() + ready_.size());
             taken = items_.extract_all();
+            taken.reserve(taken.size() + ready_.size());
+            extract_ready(std::vector<bool>(ready_.size(), true), taken);
             taken_out_ += taken.size();
             bytes_ = 0;
             publish_sizes();
@@ -307,18 +335,23 @@ public:
     /// Due time of the earliest / latest item, empty when there is none.
     std::optional<steady_time> earliest_due() const {
         std::lock_guard lock(mutex_);
-        if (items_.empty()) return std::nullopt;
-        return to_time(items_.min().due);
+        if (items_.empty() && ready_.empty()) return std::nullopt;
+        if (items_.empty()) return to_time(ready_.front().due);
+        if (ready_.empty()) return to_time(items_.min().due);
+        return to_time(std::min(items_.min().due, ready_.front().due));
     }
+    /// Of held items, the latest; the ready lane only counts when nothing
+    /// else is held (its items are due already).
     std::optional<steady_time> latest_due() const {
         std::lock_guard lock(mutex_);
-        if (items_.empty()) return std::nullopt;
-        return to_time(items_.max().due);
+        if (!items_.empty()) return to_time(items_.max().due);
+        if (ready_.empty()) return std::nullopt;
+        return to_time(ready_.back().due);
     }
 
     delay_queue_stats stats() const {
         std::lock_guard lock(mutex_);
-        return {items_.size(), bytes_, pushed_, popped_, refused_, taken_out_};
+        return {held(), bytes_, pushed_, popped_, refused_, taken_out_};
     }
 
     const delay_queue_limits& limits() const noexcept { return limits_; }
@@ -360,8 +393,24 @@ private:
         return lock;
     }
 
+    std::size_t held() const noexcept { return items_.size() + ready_.size(); }
+
+    // Whether an item of `bytes` may enter; called with mutex_ held.
+    std::optional<push_result> admit(std::size_t bytes) noexcept {
+        if (closed_) return push_result::closed;
+        if (bytes > limits_.max_bytes) {
+            ++refused_;
+            return push_result::too_large;
+        }
+        if (held() >= limits_.max_items || bytes > limits_.max_bytes - bytes_) {
+            ++refused_;
+            return push_result::full;
+        }
+        return std::nullopt;
+    }
+
     void publish_sizes() noexcept {
-        size_.store(items_.size(), std::memory_order_relaxed);
+        size_.store(held(), std::memory_order_relaxed);
         bytes_out_.store(bytes_, std::memory_order_relaxed);
     }
 
@@ -369,13 +418,41 @@ private:
         return item{std::move(q.value), to_time(q.due), q.bytes};
     }
 
-    // Called with mutex_ held and a due item at the top.
-    item take_min() noexcept {
-        auto q = items_.pop_min();
+    // Called with mutex_ held: the next item to hand out if one is due -
+    // of the ready lane's oldest and the earliest held item, the one due
+    // first (ready items are due by definition).
+    std::optional<item> take_due() noexcept {
+        const bool held_due = !items_.empty() && is_due(items_.min().due);
+        if (ready_.empty() && !held_due) return std::nullopt;
+        detail::queued<T> q = !ready_.empty() && (!held_due || ready_.front().due <= items_.min().due)
+                                  ? take_ready_front()
+                                  : items_.pop_min();
         bytes_ -= q.bytes;
         ++popped_;
         publish_sizes();
         return release(std::move(q));
+    }
+
+    detail::queued<T> take_ready_front() noexcept {
+        detail::queued<T> q = std::move(ready_.front());
+        ready_.pop_front();
+        return q;
+    }
+    detail::queued<T> take_ready_back() noexcept {
+        detail::queued<T> q = std::move(ready_.back());
+        ready_.pop_back();
+        return q;
+    }
+
+    // Moves the ready items marked in `marks` to out (which has room),
+    // keeping the others in order.
+    void extract_ready(const std::vector<bool>& marks, std::vector<detail::queued<T>>& out) noexcept {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < ready_.size(); ++i) {
+            if (marks[i]) out.push_back(std::move(ready_[i]));
+            else if (kept++ != i) ready_[kept - 1] = std::move(ready_[i]);
+        }
+        ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(kept), ready_.end());
     }
 
     // out has room for every element of qs.
@@ -410,10 +487,7 @@ private:
             auto lock = lock_for_pop();
             for (;;) {
                 if (closed_ || (stop != nullptr && stop->stop_requested())) break;
-                if (!items_.empty() && is_due(items_.min().due)) {
-                    out = take_min();
-                    break;
-                }
+                if ((out = take_due())) break;
                 if (deadline != nullptr && is_due(deadline->time_since_epoch().count())) break;
 
                 ++waiters_;
@@ -435,7 +509,7 @@ private:
             }
             // Leaving with no leader while items wait: hand the timer to a
             // sleeper, or nobody would wake for the next item.
-            pass_on = leader_ == 0 && !items_.empty() && waiters_ > 0;
+            pass_on = leader_ == 0 && held() > 0 && waiters_ > 0;
         }
         if (pass_on) cv_.notify_one();
         return out;
@@ -447,6 +521,7 @@ private:
     mutable std::mutex mutex_;
     typename Clock::condition_variable cv_{clock_};
     Store items_;
+    std::deque<detail::queued<T>> ready_;  // push_ready(): due already, arrival order
     std::size_t bytes_ = 0;
     std::uint64_t next_seq_ = 0;
     ticks last_now_ = std::numeric_limits<ticks>::min();
