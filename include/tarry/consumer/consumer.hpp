@@ -1,0 +1,84 @@
+// The scheduling consumer: takes deliveries from a queue, holds each one
+// unacknowledged until its due time, and runs it on a worker thread then.
+//
+// Promises:
+// - Never early: a handler starts at or after the job's due time, read
+//   per the wire contract (tarry/contract/schedule_headers.hpp).
+// - Nothing lost: a delivery is acknowledged only after its handler
+//   succeeded, or after the copy that replaces it (parked, retried or
+//   dead-lettered) was confirmed by the broker. Crashes can duplicate a job
+//   (at-least-once); handlers must be idempotent.
+// - No head-of-line blocking: jobs due now bypass the delay queue; a job due
+//   soon is never kept out by jobs due later (when the bounds are reached,
+//   the job due last is parked; prefetch leaves room beyond the bounds).
+// - Bad input (an unreadable or out-of-range schedule, a delay above
+//   max_delay, an expiration before the due time) is never run: it is
+//   dead-lettered with an x-tarry-reason header, and consuming goes on.
+// - Jobs due later than the hold horizon are parked in broker wait queues
+//   and re-held when they come back, so no delivery stays unacknowledged
+//   long enough for the broker's consumer_timeout.
+// - A lost channel or connection drops every job held from it at once (the
+//   broker redelivers them), then the consumer reconnects and resubscribes.
+//
+// Threads: one I/O thread (owned by the consumer) does all AMQP work;
+// `workers` threads run handlers. The handler and the event hook are called
+// concurrently from several threads. start(), stop(), stats() and the
+// destructor may be called from any thread other than those.
+#pragma once
+
+#include "tarry/amqp/connection_config.hpp"
+#include "tarry/consumer/job.hpp"
+#include "tarry/consumer/job_event.hpp"
+#include "tarry/consumer/subscription_options.hpp"
+
+#include <functional>
+#include <memory>
+
+namespace tarry {
+
+/// Runs one job; called on a worker thread. Throwing is a failure.
+using job_handler = std::function<job_outcome(const job&)>;
+
+/// Optional observers, called from the I/O thread and worker threads
+/// (concurrently): keep them quick and thread-safe; exceptions they throw
+/// are ignored.
+struct consumer_hooks {
+    std::function<void(const job_event&)> on_event;
+    /// The connection state, in words ("connected", "lost: ...",
+    /// "reconnecting in 200 ms", ...), for logs.
+    std::function<void(const std::string&)> on_connection;
+};
+
+class consumer {
+public:
+    /// Nothing happens until start(). Throws std::invalid_argument when
+    /// validate(options) finds a problem, or the handler is empty.
+    consumer(amqp::connection_config config, subscription_options options, job_handler handler,
+             consumer_hooks hooks = {});
+    /// stop(), if still running.
+    ~consumer();
+    consumer(const consumer&) = delete;
+    consumer& operator=(const consumer&) = delete;
+
+    /// Connects, declares the work, wait and dead-letter queues, subscribes
+    /// and starts the workers; returns once deliveries can flow. Throws
+    /// std::runtime_error saying what failed (connect, a declaration, ...);
+    /// then nothing keeps running. Call once.
+    void start();
+
+    /// Graceful shutdown, blocking: cancels the subscription, lets running
+    /// jobs finish within shutdown_grace, gives every held job back to the
+    /// broker (nack with requeue), waits for copies in flight, and closes
+    /// the connection. Idempotent.
+    void stop();
+
+    consumer_stats stats() const;
+    const subscription_options& options() const noexcept;
+
+    class impl;
+
+private:
+    std::shared_ptr<impl> impl_;
+};
+
+}  // namespace tarry

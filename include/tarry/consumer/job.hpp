@@ -1,0 +1,65 @@
+// What a handler sees of a job, and what it answers.
+#pragma once
+
+#include "tarry/amqp/message.hpp"
+#include "tarry/schedule/clock.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tarry {
+
+/// A job as handed to the handler: a read-only view, valid only during the
+/// handler call, on the worker thread that runs it.
+struct job {
+    const amqp::message& message;          ///< body and all properties, as delivered
+    wall_time due;                         ///< when it was due (it never starts before)
+    wall_time started;                     ///< when the handler was called
+    std::uint32_t attempt;                 ///< 1 for the first run (x-tarry-attempt)
+    bool redelivered;                      ///< the broker delivered it before
+
+    std::string_view body() const noexcept { return message.body_view(); }
+    const amqp::basic_properties& properties() const noexcept { return message.properties; }
+    /// The application headers (an empty table when there are none).
+    const amqp::field_table& headers() const noexcept;
+    /// The message_id property, or "" when unset.
+    std::string_view id() const noexcept;
+    /// started − due (never negative).
+    std::chrono::nanoseconds lateness() const noexcept { return started - due; }
+};
+
+/// What a handler answers. Returning normally with success() acknowledges
+/// the job; throwing any exception counts as failure(what()).
+class job_outcome {
+public:
+    enum class kind {
+        success,  ///< done: acknowledged
+        failure,  ///< failed: retried per the subscription's policy, else dead-lettered
+        reject,   ///< never retry: dead-lettered now (`rejected: <reason>`)
+        requeue,  ///< give it back to the queue now (nack with requeue)
+    };
+    static job_outcome success() { return {kind::success, {}, {}}; }
+    /// `delay`, when given, replaces the policy's delay for this retry.
+    static job_outcome failure(std::string error,
+                               std::optional<std::chrono::milliseconds> delay = {}) {
+        return {kind::failure, std::move(error), delay};
+    }
+    static job_outcome reject(std::string reason) { return {kind::reject, std::move(reason), {}}; }
+    static job_outcome requeue() { return {kind::requeue, {}, {}}; }
+
+    kind what() const noexcept { return kind_; }
+    const std::string& error() const noexcept { return error_; }
+    std::optional<std::chrono::milliseconds> delay() const noexcept { return delay_; }
+
+private:
+    job_outcome(kind k, std::string e, std::optional<std::chrono::milliseconds> d)
+        : kind_(k), error_(std::move(e)), delay_(d) {}
+    kind kind_;
+    std::string error_;
+    std::optional<std::chrono::milliseconds> delay_;
+};
+
+}  // namespace tarry

@@ -1,0 +1,62 @@
+// What a consumer subscribes to and how it holds jobs: plain values with
+// documented defaults, checked once by validate() before anything starts.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tarry {
+
+struct subscription_options {
+    /// The work queue. Required.
+    std::string queue;
+    /// true: declare it durable when absent (no arguments); false: only check
+    /// that it exists (passive), for queues declared elsewhere (quorum, ...).
+    bool declare_queue = true;
+    /// Worker threads running handlers.
+    std::size_t workers = 4;
+    /// Delay of a message with neither perform_job_at nor x-delay (0 = at once).
+    std::chrono::milliseconds default_delay{0};
+    /// Largest delay accepted, counted from arrival; above it a message is
+    /// dead-lettered `delay-exceeds-max`. Nothing = no limit.
+    std::optional<std::chrono::milliseconds> max_delay;
+    /// Jobs due within this are held unacknowledged in memory; later ones
+    /// are parked in the broker. Must be below broker_consumer_timeout.
+    std::chrono::milliseconds hold_horizon = std::chrono::minutes(15);
+    /// The broker's consumer_timeout (RabbitMQ 3.10: 30 min): a delivery
+    /// unacknowledged for longer makes it close the channel.
+    std::chrono::milliseconds broker_consumer_timeout = std::chrono::minutes(30);
+    /// Bounds of what is held. When full, the job due last is parked.
+    std::size_t max_held = 10000;
+    std::size_t max_held_bytes = std::size_t{64} << 20;
+    /// basic.qos prefetch. 0 = derived: max_held + workers + 64, which keeps
+    /// a slot open for a job due sooner than everything held (capped at
+    /// 65535; beyond that, no broker limit).
+    std::uint16_t prefetch = 0;
+    /// Parking: wait queues `<queue>.wait.<ttl ms>` with TTLs doubling from
+    /// this up to the hold horizon; a parked job returns from the largest TTL
+    /// that brings it back before it is due. 0 = min(1 s, hold_horizon / 2).
+    std::chrono::milliseconds min_park_ttl{0};
+    /// A parked job comes back at least this long before it is due.
+    std::chrono::milliseconds park_margin = std::chrono::milliseconds(250);
+    /// Dead letters go here (declared durable). Empty: `<queue>.dead`.
+    std::string dead_letter_queue;
+    /// On stop(): how long running jobs may take to finish.
+    std::chrono::milliseconds shutdown_grace = std::chrono::seconds(10);
+
+    /// dead_letter_queue, or `<queue>.dead` when that is empty.
+    std::string dead_letter_queue_name() const;
+    /// prefetch, or the derived value when it is 0.
+    std::uint16_t effective_prefetch() const noexcept;
+    /// min_park_ttl, or the derived value when it is 0.
+    std::chrono::milliseconds effective_min_park_ttl() const noexcept;
+};
+
+/// Why the options cannot work ("hold_horizon (1800000 ms) must be below
+/// the broker's consumer_timeout (1800000 ms) ..."), or nothing when they can.
+std::optional<std::string> validate(const subscription_options& o);
+
+}  // namespace tarry

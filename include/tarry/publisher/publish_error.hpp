@@ -1,0 +1,24 @@
+// Errors of the publisher layer (category "tarry.publish"), beside the AMQP
+// client's own (tarry/amqp/error.hpp).
+#pragma once
+
+#include <system_error>
+
+namespace tarry {
+
+enum class publish_errc {
+    delay_exceeds_max = 1,  ///< the schedule is further out than max_delay; nothing was sent
+    unroutable,             ///< mandatory and no queue took it (basic.return)
+    invalid_schedule,       ///< a time before the epoch or past the year 9999; nothing was sent
+};
+
+const std::error_category& publish_category() noexcept;
+
+inline std::error_code make_error_code(publish_errc e) noexcept {
+    return {static_cast<int>(e), publish_category()};
+}
+
+}  // namespace tarry
+
+template <>
+struct std::is_error_code_enum<tarry::publish_errc> : std::true_type {};

@@ -1,0 +1,83 @@
+// Admission, on the I/O thread: each delivery is dead-lettered (bad
+// schedule), run at once (fast path), held until due, or parked.
+#include "consumer_impl.hpp"
+
+namespace tarry {
+
+namespace {
+// What a held job counts against max_held_bytes: its body and a flat
+// allowance for properties and bookkeeping.
+std::size_t cost_of(const detail::held_job& j) noexcept { return j.msg->body.size() + 256; }
+}  // namespace
+
+void consumer::impl::admit(std::uint64_t gen, amqp::delivery d) {
+    ++counters_.received;
+    const wall_time now = std::chrono::system_clock::now();
+    job j;
+    j.generation = gen;
+    j.delivery_tag = d.delivery_tag;
+    j.redelivered = d.redelivered;
+    j.msg = std::make_unique<amqp::message>(std::move(d.msg));
+    j.attempt = contract::read_attempt(j.msg->properties);
+    if (stopping_) {  // crossed our basic.cancel: give it back
+        nack_requeue(j);
+        return;
+    }
+    auto read = contract::read_schedule(j.msg->properties, now, rules_);
+    if (auto* refused = std::get_if<contract::schedule_refusal>(&read)) {
+        dead_letter(std::move(j), std::move(refused->reason));
+        return;
+    }
+    j.due = std::get<contract::schedule>(read).due;
+    if (j.due <= now) {
+        ++counters_.fast_path;
+        const auto bytes = cost_of(j);
+        const auto due = to_steady(held_.clock(), j.due);
+        held_.push_ready(std::move(j), due, bytes);
+        return;
+    }
+    if (j.due - now > options_.hold_horizon) {
+        park_or_hold(std::move(j), now);
+        return;
+    }
+    hold(std::move(j), now);
+}
+
+void consumer::impl::hold(job j, wall_time now) {
+    const bool fits = held_.size() < options_.max_held &&
+                      held_.bytes() + cost_of(j) <= options_.max_held_bytes;
+    if (fits) {
+        push_held(std::move(j));
+        return;
+    }
+    // Full: the job due last leaves, so a job due sooner is never kept out.
+    const auto latest = held_.latest_due();
+    if (latest && to_steady(held_.clock(), j.due) < *latest) {
+        if (auto out = held_.take_latest()) {
+            push_held(std::move(j));
+            park_or_hold(std::move(out->value), now);
+            return;
+        }
+    }
+    park_or_hold(std::move(j), now);
+}
+
+void consumer::impl::park_or_hold(job j, wall_time now) {
+    const auto room =
+        std::chrono::duration_cast<std::chrono::milliseconds>(j.due - now) - options_.park_margin;
+    if (const auto* rung = ladder_.choose(room)) {
+        park(std::move(j), *rung, now);
+        return;
+    }
+    // Due too soon to come back from even the shortest wait queue in time:
+    // held beyond the bounds (prefetch still bounds how many can be).
+    push_held(std::move(j));
+}
+
+void consumer::impl::push_held(job j) {
+    const auto bytes = cost_of(j);
+    const auto due = j.due;
+    held_.push(std::move(j), due, bytes);  // unbounded queue: the consumer enforces its bounds
+}
+
+}  // namespace tarry

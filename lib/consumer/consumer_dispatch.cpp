@@ -1,0 +1,38 @@
+// Running due jobs on worker threads; outcomes go back to the I/O thread.
+#include "consumer_impl.hpp"
+
+#include <boost/asio/post.hpp>
+
+namespace tarry {
+
+void consumer::impl::run(due_item<job>& item) {
+    job& j = item.value;
+    if (!current(j)) {  // its channel is gone: the broker redelivers it; running it would duplicate
+        ++counters_.dropped;
+        emit(event_of(j, job_event::kind::dropped));
+        return;
+    }
+    const wall_time started = std::chrono::system_clock::now();
+    ++counters_.started;
+    auto e = event_of(j, job_event::kind::run);
+    e.at = started;
+    emit(std::move(e));
+    std::optional<job_outcome> outcome;
+    try {
+        const tarry::job view{*j.msg, j.due, started, j.attempt, j.redelivered};
+        outcome = handler_(view);
+    } catch (...) {
+        outcome = job_outcome::failure(exception_text(std::current_exception()));
+    }
+    if (outcome->what() == job_outcome::kind::success) {
+        ++counters_.succeeded;
+        emit(event_of(j, job_event::kind::succeeded));
+    } else if (outcome->what() == job_outcome::kind::failure) {
+        ++counters_.failed;
+    }
+    boost::asio::post(io_, [this, j = std::move(j), o = std::move(*outcome)]() mutable {
+        settle(std::move(j), std::move(o));
+    });
+}
+
+}  // namespace tarry

@@ -1,0 +1,127 @@
+// The scheduling consumer's machinery (see tarry/consumer/consumer.hpp).
+//
+// Threads: the I/O thread runs io_ and owns everything AMQP - the
+// connection, the consuming channel, admission (delivery → hold, fast path,
+// park or dead-letter) and settlement (ack, nack, republish-then-ack).
+// Worker threads only pop due jobs, run the handler and post the outcome
+// back to the I/O thread. `generation_` names the consuming channel's
+// incarnation: a job from an earlier one is neither run nor acknowledged.
+#pragma once
+
+#include "tarry/amqp/channel.hpp"
+#include "tarry/amqp/connection.hpp"
+#include "tarry/consumer/consumer.hpp"
+#include "tarry/contract/schedule_headers.hpp"
+#include "tarry/parking/wait_ladder.hpp"
+#include "tarry/publisher/publisher.hpp"
+#include "tarry/schedule/delay_queue.hpp"
+#include "tarry/schedule/worker_pool.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <atomic>
+#include <future>
+#include <optional>
+#include <thread>
+
+namespace tarry {
+
+namespace detail {
+/// A delivery held by the consumer until it is due.
+struct held_job {
+    std::uint64_t generation = 0;  ///< consuming channel incarnation it came from
+    std::uint64_t delivery_tag = 0;
+    bool redelivered = false;
+    std::uint32_t attempt = 1;
+    wall_time due{};
+    std::unique_ptr<amqp::message> msg;  // never null once admitted; a pointer keeps queue moves cheap
+};
+
+struct consumer_counters {
+    std::atomic<std::uint64_t> received{0}, fast_path{0}, started{0}, succeeded{0}, failed{0},
+        retried{0}, dead_lettered{0}, parked{0}, requeued{0}, dropped{0}, republish_failures{0},
+        channel_losses{0};
+};
+}  // namespace detail
+
+class consumer::impl : public std::enable_shared_from_this<consumer::impl> {
+public:
+    impl(amqp::connection_config config, subscription_options options, job_handler handler,
+         consumer_hooks hooks);
+    ~impl();
+
+    void start();
+    void stop();
+    consumer_stats stats() const;
+    const subscription_options& options() const noexcept { return options_; }
+
+private:
+    using job = detail::held_job;
+    using executor = boost::asio::io_context::executor_type;
+
+    // ---- lifecycle (consumer_lifecycle.cpp) --------------------------------
+    void on_open();
+    boost::asio::awaitable<void> subscribe();
+    void on_channel_lost(std::uint64_t generation, const std::string& why);
+    /// Forgets incarnation `generation` if it is the current one: drops its
+    /// held jobs (the broker redelivers them). False if it was not current.
+    bool drop_generation(std::uint64_t generation, const std::string& why);
+    void resubscribe_later(std::chrono::milliseconds delay);
+    void requeue_all(std::vector<due_item<job>> items);
+
+    // ---- admission, on the I/O thread (consumer_admission.cpp) ------------
+    void admit(std::uint64_t generation, amqp::delivery d);
+    void hold(job j, wall_time now);
+    void park_or_hold(job j, wall_time now);
+    void push_held(job j);
+
+    // ---- running, on worker threads (consumer_dispatch.cpp) ----------------
+    void run(due_item<job>& item);
+
+    // ---- settlement, on the I/O thread (consumer_settlement.cpp) ----------
+    void settle(job j, job_outcome outcome);
+    void ack(const job& j);
+    void nack_requeue(const job& j);
+    void park(job j, const parking::wait_queue& to, wall_time now);
+    void dead_letter(job j, std::string reason);
+    /// Publishes `copy`; on confirm acks `j` and calls done(); on failure
+    /// leaves `j` unacknowledged (requeued after a pause) and reports it.
+    void replace(job j, std::string routing_key, amqp::message copy, std::function<void(const job&)> done);
+
+    void emit(job_event e) const;
+    job_event event_of(const job& j, job_event::kind k) const;
+    bool current(const job& j) const noexcept {
+        return j.generation == generation_.load(std::memory_order_acquire);
+    }
+
+    const subscription_options options_;
+    const contract::schedule_rules rules_;
+    const parking::wait_ladder ladder_;
+    const job_handler handler_;
+    const consumer_hooks hooks_;
+
+    boost::asio::io_context io_;
+    std::optional<boost::asio::executor_work_guard<executor>> guard_;
+    amqp::connection conn_;
+    publisher publisher_;
+    delay_queue<job> held_;
+    std::optional<worker_pool<job>> workers_;
+    std::thread io_thread_;
+
+    // I/O thread only.
+    amqp::channel channel_;
+    std::string consumer_tag_;
+    bool subscribing_ = false;
+    bool stopping_ = false;
+    std::optional<std::promise<std::string>> started_;  // "" or why the first subscribe failed
+
+    std::uint64_t last_generation_ = 0;     // I/O thread: the last incarnation number given
+    std::atomic<std::uint64_t> generation_{0};  // the current one; 0 = not consuming
+    std::atomic<std::size_t> in_flight_{0};  // republishes awaiting their confirm
+    std::atomic<bool> stopped_{false};
+    detail::consumer_counters counters_;
+};
+
+}  // namespace tarry

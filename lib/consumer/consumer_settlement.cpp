@@ -1,0 +1,105 @@
+// Settlement, on the I/O thread: ack, nack, and republish-then-ack (parked
+// copies and dead letters). The original is acknowledged only once its
+// replacement is confirmed.
+#include "consumer_impl.hpp"
+#include "message_copies.hpp"
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+namespace tarry {
+
+namespace asio = boost::asio;
+
+void consumer::impl::settle(job j, job_outcome outcome) {
+    switch (outcome.what()) {
+        case job_outcome::kind::success:
+            ack(j);
+            return;
+        case job_outcome::kind::failure:
+            dead_letter(std::move(j), "attempts-exhausted: " + outcome.error());
+            return;
+        case job_outcome::kind::reject:
+            dead_letter(std::move(j), "rejected: " + outcome.error());
+            return;
+        case job_outcome::kind::requeue:
+            nack_requeue(j);
+            emit(event_of(j, job_event::kind::requeued));
+            return;
+    }
+}
+
+void consumer::impl::ack(const job& j) {
+    if (!current(j) || !channel_.is_open()) return;  // the broker redelivers it
+    channel_.async_ack(j.delivery_tag, false, [](std::error_code) {});
+}
+
+void consumer::impl::nack_requeue(const job& j) {
+    if (!current(j) || !channel_.is_open()) return;
+    ++counters_.requeued;
+    channel_.async_nack(j.delivery_tag, false, true, [](std::error_code) {});
+}
+
+void consumer::impl::park(job j, const parking::wait_queue& to, wall_time now) {
+    auto copy = detail::parked_copy(*j.msg, j.due, now);
+    replace(std::move(j), to.name, std::move(copy), [this](const job& parked) {
+        ++counters_.parked;
+        auto e = event_of(parked, job_event::kind::parked);
+        e.next_due = parked.due;
+        emit(std::move(e));
+    });
+}
+
+void consumer::impl::dead_letter(job j, std::string reason) {
+    auto copy = detail::dead_letter_copy(*j.msg, reason, j.attempt);
+    replace(std::move(j), options_.dead_letter_queue_name(), std::move(copy),
+            [this, reason = detail::bounded(reason)](const job& dead) {
+                ++counters_.dead_lettered;
+                auto e = event_of(dead, job_event::kind::dead);
+                e.reason = reason;
+                emit(std::move(e));
+            });
+}
+
+void consumer::impl::replace(job j, std::string routing_key, amqp::message copy,
+                             std::function<void(const job&)> done) {
+    ++in_flight_;
+    auto original = std::make_shared<job>(std::move(j));
+    publisher_.async_publish_as_is(
+        "", routing_key, std::move(copy),
+        asio::bind_executor(io_, [this, original, routing_key, done = std::move(done)](std::error_code ec) {
+            if (!ec) {
+                ack(*original);
+                done(*original);
+                --in_flight_;
+                return;
+            }
+            // Not confirmed: the original stays unacknowledged. Give it back
+            // after a pause (not at once: the cause may last).
+            ++counters_.republish_failures;
+            auto e = event_of(*original, job_event::kind::failed);
+            e.reason = "republish to '" + routing_key + "' failed: " + ec.message();
+            emit(std::move(e));
+            auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::seconds(1));
+            timer->async_wait([this, timer, original](boost::system::error_code) {
+                nack_requeue(*original);
+                --in_flight_;
+            });
+        }));
+}
+
+job_event consumer::impl::event_of(const job& j, job_event::kind k) const {
+    job_event e{k, {}, j.due, std::chrono::system_clock::now(), j.attempt, {}, {}};
+    if (j.msg->properties.message_id) e.id = *j.msg->properties.message_id;
+    return e;
+}
+
+void consumer::impl::emit(job_event e) const {
+    if (!hooks_.on_event) return;
+    try {
+        hooks_.on_event(e);
+    } catch (...) {
+    }
+}
+
+}  // namespace tarry

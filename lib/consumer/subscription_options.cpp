@@ -1,0 +1,58 @@
+// Defaults derived from subscription_options, and their validation.
+#include "tarry/consumer/subscription_options.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace tarry {
+
+std::string subscription_options::dead_letter_queue_name() const {
+    return dead_letter_queue.empty() ? queue + ".dead" : dead_letter_queue;
+}
+
+std::uint16_t subscription_options::effective_prefetch() const noexcept {
+    if (prefetch != 0) return prefetch;
+    const std::size_t wanted = max_held + workers + 64;
+    return wanted > 65535 ? 0 : static_cast<std::uint16_t>(wanted);
+}
+
+std::chrono::milliseconds subscription_options::effective_min_park_ttl() const noexcept {
+    if (min_park_ttl.count() != 0) return min_park_ttl;
+    return std::min<std::chrono::milliseconds>(std::chrono::seconds(1), hold_horizon / 2);
+}
+
+namespace {
+std::string ms(std::chrono::milliseconds d) { return std::to_string(d.count()) + " ms"; }
+}  // namespace
+
+std::optional<std::string> validate(const subscription_options& o) {
+    if (o.queue.empty()) return "queue: a queue name is required";
+    if (o.queue.size() > 200)
+        return "queue: the name is too long (" + std::to_string(o.queue.size()) +
+               " bytes; at most 200, leaving room for the .wait/.dead suffixes)";
+    if (o.workers == 0) return "workers: at least one worker thread is needed";
+    if (o.default_delay.count() < 0) return "default_delay: must not be negative";
+    if (o.max_delay && o.max_delay->count() < 0) return "max_delay: must not be negative";
+    if (o.max_delay && o.default_delay > *o.max_delay)
+        return "default_delay (" + ms(o.default_delay) + ") is above max_delay (" +
+               ms(*o.max_delay) + ")";
+    if (o.broker_consumer_timeout.count() <= 0)
+        return "broker_consumer_timeout: must be positive (the broker's consumer_timeout)";
+    if (o.hold_horizon >= o.broker_consumer_timeout)
+        return "hold_horizon (" + ms(o.hold_horizon) +
+               ") must be below the broker's consumer_timeout (" + ms(o.broker_consumer_timeout) +
+               "): a job held that long would make the broker close the channel";
+    if (o.min_park_ttl.count() < 0) return "min_park_ttl: must not be negative (0 = automatic)";
+    if (o.park_margin.count() < 0) return "park_margin: must not be negative";
+    const auto shortest = o.effective_min_park_ttl();
+    if (shortest.count() <= 0 || o.hold_horizon < shortest + o.park_margin)
+        return "hold_horizon (" + ms(o.hold_horizon) + ") must be at least min_park_ttl + " +
+               "park_margin (" + ms(shortest + o.park_margin) +
+               "), or a job beyond it could not be parked";
+    if (o.max_held == 0) return "max_held: at least one job must be holdable";
+    if (o.max_held_bytes == 0) return "max_held_bytes: must be positive";
+    if (o.shutdown_grace.count() < 0) return "shutdown_grace: must not be negative";
+    return std::nullopt;
+}
+
+}  // namespace tarry

@@ -1,0 +1,127 @@
+// echo_worker: a scheduling consumer that prints every job event as one JSON
+// object per line (stdout, flushed). Its command line is a public interface:
+//
+//   echo_worker --url URL --queue Q [--workers N] [--hold-horizon-ms N]
+//               [--max-held N] [--default-delay-ms N] [--max-delay-ms N]
+//               [--consumer-timeout-ms N] [--shutdown-grace-ms N]
+//
+// Events: {"event":"ready","queue":Q} once consuming, then per job
+//   {"event":"run","id":ID,"due":EPOCH_S,"at":EPOCH_S,"attempt":N}
+// and likewise "succeeded", "parked", "dead" (with "reason"), "retry" (with
+// "next_due"), "requeued", "dropped", "failed" (with "reason").
+// A message with integer header x-echo-fail = k fails on attempts ≤ k; one
+// with x-echo-sleep-ms = n sleeps n ms in the handler. SIGTERM or SIGINT
+// shuts down gracefully (running jobs finish, held jobs go back to the
+// queue) and exits 0. Exit 1: could not start; 2: bad arguments.
+#include "sample_args.hpp"
+
+#include "tarry/amqp/url.hpp"
+#include "tarry/consumer/consumer.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace {
+
+const char* const usage =
+    "usage: echo_worker --url URL --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
+    "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
+    "                   [--shutdown-grace-ms N]\n";
+
+std::mutex out_mutex;
+
+void print_line(const std::string& line) {
+    std::lock_guard lock(out_mutex);
+    std::fputs(line.c_str(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+std::string json_of(const tarry::job_event& e) {
+    using samples::epoch_text;
+    using samples::json_string;
+    std::string s = "{\"event\":" + json_string(tarry::to_string(e.what)) + ",\"id\":" + json_string(e.id) +
+                    ",\"due\":" + epoch_text(e.due) + ",\"at\":" + epoch_text(e.at) +
+                    ",\"attempt\":" + std::to_string(e.attempt);
+    if (!e.reason.empty()) s += ",\"reason\":" + json_string(e.reason);
+    if (e.next_due) s += ",\"next_due\":" + epoch_text(*e.next_due);
+    return s + "}";
+}
+
+// An integer header, when it holds one.
+std::optional<std::int64_t> int_header(const tarry::job& j, std::string_view name) {
+    const auto* v = j.headers().find(name);
+    if (v == nullptr) return std::nullopt;
+    return std::visit(
+        [](const auto& x) -> std::optional<std::int64_t> {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+                return static_cast<std::int64_t>(x);
+            } else {
+                return std::nullopt;
+            }
+        },
+        v->value);
+}
+
+tarry::job_outcome echo(const tarry::job& j) {
+    if (auto ms = int_header(j, "x-echo-sleep-ms"); ms && *ms > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(*ms));
+    if (auto k = int_header(j, "x-echo-fail"); k && static_cast<std::int64_t>(j.attempt) <= *k)
+        return tarry::job_outcome::failure("x-echo-fail: attempt " + std::to_string(j.attempt) +
+                                           " of " + std::to_string(*k) + " fails");
+    return tarry::job_outcome::success();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    samples::args args(argc, argv, usage);
+    const std::string url = args.required("--url");
+    tarry::subscription_options o;
+    o.queue = args.required("--queue");
+    o.workers = args.number("--workers", o.workers);
+    o.hold_horizon = args.millis("--hold-horizon-ms", o.hold_horizon);
+    o.max_held = args.number("--max-held", o.max_held);
+    o.default_delay = args.millis("--default-delay-ms", o.default_delay);
+    if (args.has("--max-delay-ms")) o.max_delay = args.millis("--max-delay-ms", {});
+    o.broker_consumer_timeout = args.millis("--consumer-timeout-ms", o.broker_consumer_timeout);
+    o.shutdown_grace = args.millis("--shutdown-grace-ms", o.shutdown_grace);
+    args.finish();
+
+    const auto parsed = tarry::amqp::parse_url(url);
+    if (parsed.error) {
+        std::fprintf(stderr, "echo_worker: bad --url: %s\n", parsed.detail.c_str());
+        return 2;
+    }
+    // Signals are taken by sigwait below: block them before any thread starts.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+    tarry::consumer_hooks hooks;
+    hooks.on_event = [](const tarry::job_event& e) { print_line(json_of(e)); };
+    hooks.on_connection = [](const std::string& what) {
+        std::fprintf(stderr, "echo_worker: connection %s\n", what.c_str());
+    };
+    try {
+        tarry::consumer worker(parsed.config, o, echo, hooks);
+        worker.start();
+        print_line("{\"event\":\"ready\",\"queue\":" + samples::json_string(o.queue) + "}");
+        int sig = 0;
+        sigwait(&stop_signals, &sig);
+        std::fprintf(stderr, "echo_worker: %s, shutting down\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        worker.stop();
+        print_line("{\"event\":\"stopped\",\"queue\":" + samples::json_string(o.queue) + "}");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "echo_worker: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,152 @@
+// Integration-test helpers for the scheduling consumer: an event log the
+// tests wait on, a consumer started against a broker URL, and raw publishes
+// with any schedule header (so every encoding can be sent as it is).
+#pragma once
+
+#include "amqp_client.hpp"
+
+#include "tarry/amqp/url.hpp"
+#include "tarry/consumer/consumer.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace consumer_it {
+
+using namespace amqp_it;
+using tarry::job_event;
+using kind = tarry::job_event::kind;
+using sys = std::chrono::system_clock;
+
+/// Every event a consumer emitted, for the test thread to wait on.
+class event_log {
+public:
+    void add(const job_event& e) {
+        std::lock_guard lock(m_);
+        events_.push_back(e);
+        cv_.notify_all();
+    }
+    /// Waits until pred(events) holds or `t` passes; the final answer.
+    bool wait_until(const std::function<bool(const std::vector<job_event>&)>& pred,
+                    std::chrono::milliseconds t) {
+        std::unique_lock lock(m_);
+        return cv_.wait_for(lock, t, [&] { return pred(events_); });
+    }
+    /// Waits until `n` events of kind `k` were seen.
+    bool wait_count(kind k, std::size_t n, std::chrono::milliseconds t) {
+        return wait_until([&](const auto& es) { return count_in(es, k) >= n; }, t);
+    }
+    std::vector<job_event> of(kind k) {
+        std::lock_guard lock(m_);
+        std::vector<job_event> out;
+        for (const auto& e : events_)
+            if (e.what == k) out.push_back(e);
+        return out;
+    }
+    std::size_t count(kind k) {
+        std::lock_guard lock(m_);
+        return count_in(events_, k);
+    }
+    /// The event of kind k for message id, if any.
+    std::optional<job_event> find(kind k, const std::string& id) {
+        std::lock_guard lock(m_);
+        for (const auto& e : events_)
+            if (e.what == k && e.id == id) return e;
+        return std::nullopt;
+    }
+
+private:
+    static std::size_t count_in(const std::vector<job_event>& es, kind k) {
+        return static_cast<std::size_t>(
+            std::count_if(es.begin(), es.end(), [&](const job_event& e) { return e.what == k; }));
+    }
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::vector<job_event> events_;
+};
+
+inline tarry::job_outcome succeed(const tarry::job&) { return tarry::job_outcome::success(); }
+
+/// Options for a fresh work queue (deleted with its satellites by cleanup()).
+inline tarry::subscription_options options_for(const std::string& queue) {
+    tarry::subscription_options o;
+    o.queue = queue;
+    o.workers = 4;
+    o.shutdown_grace = std::chrono::seconds(5);
+    return o;
+}
+
+/// A started consumer whose events land in `log`.
+struct running_consumer {
+    running_consumer(const std::string& url, tarry::subscription_options o,
+                     tarry::job_handler h = succeed)
+        : worker(config_of(url), std::move(o), std::move(h), hooks()) {
+        worker.start();
+    }
+    tarry::consumer_hooks hooks() {
+        tarry::consumer_hooks hk;
+        hk.on_event = [this](const job_event& e) { log.add(e); };
+        return hk;
+    }
+    event_log log;
+    tarry::consumer worker;
+};
+
+/// Epoch seconds as a double (perform_job_at's usual encoding).
+inline double epoch(sys::time_point t) {
+    return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+/// Publishes one message to `queue` with message_id `id` and the given
+/// headers, with a confirm (the channel must be in confirm mode).
+inline void publish_raw(const amqp::channel& ch, const std::string& queue, const std::string& id,
+                        amqp::field_table headers, amqp::basic_properties p = {}) {
+    p.message_id = id;
+    if (!headers.empty()) p.headers = std::move(headers);
+    ok(ch.async_publish("", queue, amqp::message("job " + id, p), {}, use_future));
+}
+
+/// A confirm channel on `c`.
+inline amqp::channel confirm_channel(connected_client& c) {
+    auto ch = c.open_channel();
+    ok(ch.async_confirm_select(use_future));
+    return ch;
+}
+
+/// Deletes the work queue and the consumer's satellites (dead-letter and
+/// wait queues).
+inline void cleanup(connected_client& c, const tarry::subscription_options& o) {
+    auto ch = c.open_channel();
+    std::vector<std::string> names{o.queue, o.dead_letter_queue_name()};
+    for (auto ttl = o.effective_min_park_ttl(); ttl <= o.hold_horizon || names.size() == 2; ttl *= 2)
+        names.push_back(o.queue + ".wait." + std::to_string(ttl.count()));
+    for (const auto& n : names) ch.async_delete_queue(n, {}, use_future).wait_for(10s);
+}
+
+/// Messages in the dead-letter queue, fetched with basic.get (acked).
+inline std::vector<amqp::message> dead_letters(connected_client& c, const tarry::subscription_options& o) {
+    auto ch = c.open_channel();
+    std::vector<amqp::message> out;
+    for (;;) {
+        auto got = value_of(ch.async_get(o.dead_letter_queue_name(), true, use_future));
+        if (!got) break;
+        out.push_back(std::move(got->item.msg));
+    }
+    return out;
+}
+
+/// The x-tarry-reason of a dead letter ("" if absent).
+inline std::string reason_of(const amqp::message& m) {
+    if (!m.properties.headers) return "";
+    const auto* v = m.properties.headers->find("x-tarry-reason");
+    const auto* s = v ? v->get_if<std::string>() : nullptr;
+    return s ? *s : "";
+}
+
+/// Lateness of a run event in milliseconds (at − due).
+inline double lateness_ms(const job_event& e) {
+    return std::chrono::duration<double, std::milli>(e.at - e.due).count();
+}
+
+}  // namespace consumer_it

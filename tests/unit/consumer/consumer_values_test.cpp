@@ -1,0 +1,163 @@
+// The consumer's pure parts: option validation and derived defaults, the
+// parking ladder, and the copies republished in place of a delivery.
+#include "message_copies.hpp"
+
+#include "tarry/consumer/subscription_options.hpp"
+#include "tarry/contract/schedule_headers.hpp"
+#include "tarry/parking/wait_ladder.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+
+using namespace std::chrono_literals;
+namespace amqp = tarry::amqp;
+
+namespace {
+tarry::subscription_options valid() {
+    tarry::subscription_options o;
+    o.queue = "jobs";
+    return o;
+}
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+}  // namespace
+
+TEST_CASE("subscription options: the defaults are valid and derived values follow them") {
+    auto o = valid();
+    CHECK_FALSE(tarry::validate(o));
+    CHECK(o.dead_letter_queue_name() == "jobs.dead");
+    o.dead_letter_queue = "graveyard";
+    CHECK(o.dead_letter_queue_name() == "graveyard");
+    CHECK(o.effective_prefetch() == 10000 + 4 + 64);
+    o.max_held = 70000;
+    CHECK(o.effective_prefetch() == 0);  // beyond 16 bits: no broker limit
+    o.prefetch = 50;
+    CHECK(o.effective_prefetch() == 50);
+}
+
+TEST_CASE("subscription options: each impossible setting is refused with a reason naming it") {
+    struct bad_case {
+        const char* names;
+        void (*spoil)(tarry::subscription_options&);
+    };
+    const bad_case cases[] = {
+        {"queue", [](tarry::subscription_options& o) { o.queue.clear(); }},
+        {"workers", [](tarry::subscription_options& o) { o.workers = 0; }},
+        {"default_delay", [](tarry::subscription_options& o) { o.default_delay = -1ms; }},
+        {"max_delay", [](tarry::subscription_options& o) { o.max_delay = -5ms; }},
+        {"max_delay", [](tarry::subscription_options& o) { o.default_delay = 10s; o.max_delay = 5s; }},
+        {"consumer_timeout", [](tarry::subscription_options& o) { o.hold_horizon = 30min; }},
+        {"consumer_timeout", [](tarry::subscription_options& o) { o.broker_consumer_timeout = 5s; }},
+        {"min_park_ttl", [](tarry::subscription_options& o) { o.min_park_ttl = -1ms; }},
+        {"park_margin", [](tarry::subscription_options& o) { o.park_margin = -1ms; }},
+        {"park_margin", [](tarry::subscription_options& o) { o.hold_horizon = 400ms; }},
+        {"park_margin", [](tarry::subscription_options& o) { o.min_park_ttl = 2s; o.hold_horizon = 2s; }},
+        {"max_held", [](tarry::subscription_options& o) { o.max_held = 0; }},
+        {"max_held_bytes", [](tarry::subscription_options& o) { o.max_held_bytes = 0; }},
+    };
+    for (const auto& c : cases) {
+        auto o = valid();
+        c.spoil(o);
+        const auto why = tarry::validate(o);
+        REQUIRE_MESSAGE(why, c.names);
+        CHECK_MESSAGE(contains(*why, c.names), *why);
+    }
+}
+
+TEST_CASE("the shortest wait queue follows a short hold horizon unless set") {
+    auto o = valid();
+    CHECK(o.effective_min_park_ttl() == 1s);
+    o.hold_horizon = 1s;
+    CHECK(o.effective_min_park_ttl() == 500ms);
+    CHECK_FALSE(tarry::validate(o));  // 500 ms + 250 ms margin fit in 1 s
+    o.min_park_ttl = 300ms;
+    CHECK(o.effective_min_park_ttl() == 300ms);
+}
+
+TEST_CASE("hold horizon just below the broker's consumer_timeout is accepted, at it refused") {
+    auto o = valid();
+    o.broker_consumer_timeout = 5s;
+    o.hold_horizon = 4999ms;
+    CHECK_FALSE(tarry::validate(o));
+    o.hold_horizon = 5s;
+    const auto why = tarry::validate(o);
+    REQUIRE(why);
+    CHECK(contains(*why, "hold_horizon (5000 ms) must be below the broker's consumer_timeout (5000 ms)"));
+}
+
+TEST_CASE("wait ladder: TTLs double up to the horizon, each queue dead-letters to the work queue") {
+    const tarry::parking::wait_ladder ladder("jobs", 1s, 15min);
+    const auto& qs = ladder.queues();
+    REQUIRE(qs.size() == 10);  // 1 s … 512 s
+    for (std::size_t i = 0; i < qs.size(); ++i) {
+        const auto ttl = std::chrono::milliseconds(1000LL << i);
+        CHECK(qs[i].ttl == ttl);
+        CHECK(qs[i].name == "jobs.wait." + std::to_string(ttl.count()));
+        CHECK(*qs[i].arguments.find("x-message-ttl") == amqp::field_value(std::int64_t{ttl.count()}));
+        CHECK(*qs[i].arguments.find("x-dead-letter-exchange") == amqp::field_value(std::string()));
+        CHECK(*qs[i].arguments.find("x-dead-letter-routing-key") == amqp::field_value(std::string("jobs")));
+    }
+}
+
+TEST_CASE("wait ladder: choose takes the largest TTL that returns the job in time") {
+    const tarry::parking::wait_ladder ladder("q", 1s, 8s);
+    REQUIRE(ladder.queues().size() == 4);  // 1, 2, 4, 8 s
+    CHECK(ladder.choose(999ms) == nullptr);
+    CHECK(ladder.choose(1000ms)->ttl == 1s);
+    CHECK(ladder.choose(3999ms)->ttl == 2s);
+    CHECK(ladder.choose(4s)->ttl == 4s);
+    CHECK(ladder.choose(1h)->ttl == 8s);
+    const tarry::parking::wait_ladder one("q", 1s, 500ms);
+    CHECK(one.queues().size() == 1);  // always one rung
+    CHECK_THROWS_AS(tarry::parking::wait_ladder("q", 0ms, 1s), std::invalid_argument);
+}
+
+TEST_CASE("a parked copy keeps the message, drops x-death and expiration, and fixes the due time") {
+    amqp::message m("body");
+    m.properties.message_id = "job-1";
+    m.properties.expiration = "60000";
+    m.properties.timestamp = 1700000000;
+    m.properties.headers = amqp::field_table{
+        {"x-delay", std::int32_t{5000}},
+        {"x-death", amqp::field_array{amqp::field_table{{"count", std::int64_t{1}}}}},
+        {"x-first-death-queue", "jobs.wait.1000"},
+        {"x-last-death-reason", "expired"},
+        {"app", "kept"},
+    };
+    const auto due = tarry::wall_time(std::chrono::seconds(1700000005));
+    const auto copy = tarry::detail::parked_copy(m, due, due - 1s);
+    CHECK(copy.body == m.body);
+    CHECK(copy.properties.message_id == m.properties.message_id);
+    CHECK(copy.properties.timestamp == m.properties.timestamp);
+    CHECK_FALSE(copy.properties.expiration);
+    const auto& h = *copy.properties.headers;
+    CHECK(h.find("x-death") == nullptr);
+    CHECK(h.find("x-first-death-queue") == nullptr);
+    CHECK(h.find("x-last-death-reason") == nullptr);
+    CHECK(h.find("x-delay") == nullptr);
+    CHECK(*h.find("app") == amqp::field_value("kept"));
+    // Read back, it is due exactly when the original was, wherever it arrives.
+    const auto read = tarry::contract::read_schedule(copy.properties, due + 1h, {});
+    REQUIRE(std::holds_alternative<tarry::contract::schedule>(read));
+    CHECK(std::get<tarry::contract::schedule>(read).due == due);
+}
+
+TEST_CASE("a dead letter carries its reason (bounded) and attempt") {
+    amqp::message m("x");
+    m.properties.expiration = "10";
+    m.properties.headers = amqp::field_table{{"x-death", amqp::field_array{}}};
+    const auto copy = tarry::detail::dead_letter_copy(m, "invalid-schedule: perform_job_at is NaN", 3);
+    const auto& h = *copy.properties.headers;
+    CHECK(*h.find("x-tarry-reason") == amqp::field_value("invalid-schedule: perform_job_at is NaN"));
+    CHECK(*h.find("x-tarry-attempt") == amqp::field_value(std::int64_t{3}));
+    CHECK(h.find("x-death") == nullptr);
+    CHECK_FALSE(copy.properties.expiration);
+    const auto long_copy = tarry::detail::dead_letter_copy(m, std::string(5000, 'e'), 1);
+    const auto* reason = long_copy.properties.headers->find("x-tarry-reason")->get_if<std::string>();
+    REQUIRE(reason);
+    CHECK(reason->size() == tarry::detail::max_reason_length);
+    CHECK(reason->substr(reason->size() - 3) == "...");
+}
