@@ -4,6 +4,12 @@
 //   echo_worker --url URL --queue Q [--workers N] [--hold-horizon-ms N]
 //               [--max-held N] [--default-delay-ms N] [--max-delay-ms N]
 //               [--consumer-timeout-ms N] [--shutdown-grace-ms N]
+//               [--retry-base-ms N] [--max-attempts N]
+//
+// Retries follow tarry's default policy (1 s doubling, equal jitter, 10
+// attempts) unless --retry-base-ms sets an exponential one without jitter
+// (N ms, doubling, capped at 1 h); --max-attempts bounds either (1 = no
+// retries).
 //
 // Events: {"event":"ready","queue":Q} once consuming, then per job
 //   {"event":"run","id":ID,"due":EPOCH_S,"at":EPOCH_S,"attempt":N}
@@ -30,7 +36,7 @@ namespace {
 const char* const usage =
     "usage: echo_worker --url URL --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
     "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
-    "                   [--shutdown-grace-ms N]\n";
+    "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n";
 
 std::mutex out_mutex;
 
@@ -91,6 +97,14 @@ int main(int argc, char** argv) {
     if (args.has("--max-delay-ms")) o.max_delay = args.millis("--max-delay-ms", {});
     o.broker_consumer_timeout = args.millis("--consumer-timeout-ms", o.broker_consumer_timeout);
     o.shutdown_grace = args.millis("--shutdown-grace-ms", o.shutdown_grace);
+    if (args.has("--retry-base-ms"))
+        o.retry = tarry::retry::backoff_policy::exponential(args.millis("--retry-base-ms", {}), 2.0,
+                                                            std::chrono::hours(1));
+    if (args.has("--max-attempts")) {
+        const auto n = args.number("--max-attempts", 0);
+        if (n == 0) args.fail("--max-attempts needs at least 1");
+        o.retry = o.retry->with_max_attempts(static_cast<unsigned>(n));
+    }
     args.finish();
 
     const auto parsed = tarry::amqp::parse_url(url);

@@ -22,7 +22,7 @@ void consumer::impl::run(due_item<job>& item) {
         const tarry::job view{*j.msg, j.due, started, j.attempt, j.redelivered};
         outcome = handler_(view);
     } catch (...) {
-        outcome = job_outcome::failure(exception_text(std::current_exception()));
+        outcome = outcome_of(std::current_exception());
     }
     if (outcome->what() == job_outcome::kind::success) {
         ++counters_.succeeded;
@@ -30,9 +30,27 @@ void consumer::impl::run(due_item<job>& item) {
     } else if (outcome->what() == job_outcome::kind::failure) {
         ++counters_.failed;
     }
-    boost::asio::post(io_, [this, j = std::move(j), o = std::move(*outcome)]() mutable {
-        settle(std::move(j), std::move(o));
+    boost::asio::post(io_, [this, j = std::move(j), o = std::move(*outcome), started]() mutable {
+        settle(std::move(j), std::move(o), started);
     });
+}
+
+job_outcome consumer::impl::outcome_of(std::exception_ptr e) const {
+    std::string what = exception_text(e);
+    try {
+        std::rethrow_exception(e);
+    } catch (const permanent_error&) {
+        return job_outcome::reject(std::move(what));
+    } catch (...) {
+    }
+    bool permanent = false;
+    if (options_.is_permanent) {
+        try {
+            permanent = options_.is_permanent(e);
+        } catch (...) {
+        }
+    }
+    return permanent ? job_outcome::reject(std::move(what)) : job_outcome::failure(std::move(what));
 }
 
 }  // namespace tarry

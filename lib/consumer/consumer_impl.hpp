@@ -79,16 +79,22 @@ private:
 
     // ---- running, on worker threads (consumer_dispatch.cpp) ----------------
     void run(due_item<job>& item);
+    /// The outcome of an exception a handler threw.
+    job_outcome outcome_of(std::exception_ptr e) const;
 
     // ---- settlement, on the I/O thread (consumer_settlement.cpp) ----------
-    void settle(job j, job_outcome outcome);
+    void settle(job j, job_outcome outcome, wall_time started);
+    void retry_or_dead_letter(job j, const job_outcome& failure, wall_time started);
     void ack(const job& j);
     void nack_requeue(const job& j);
     void park(job j, const parking::wait_queue& to, wall_time now);
-    void dead_letter(job j, std::string reason);
+    /// Dead-letters `j` with `reason`; `copy` is the dead letter to send
+    /// (made from j with the reason when not given).
+    void dead_letter(job j, std::string reason, std::optional<amqp::message> copy = {});
     /// Publishes `copy`; on confirm acks `j` and calls done(); on failure
     /// leaves `j` unacknowledged (requeued after a pause) and reports it.
-    void replace(job j, std::string routing_key, amqp::message copy, std::function<void(const job&)> done);
+    void replace(job j, std::string exchange, std::string routing_key, amqp::message copy,
+                 std::function<void(const job&)> done);
 
     void emit(job_event e) const;
     job_event event_of(const job& j, job_event::kind k) const;
@@ -101,6 +107,7 @@ private:
     const parking::wait_ladder ladder_;
     const job_handler handler_;
     const consumer_hooks hooks_;
+    retry::random_source random_;  // I/O thread only (retry jitter)
 
     boost::asio::io_context io_;
     std::optional<boost::asio::executor_work_guard<executor>> guard_;

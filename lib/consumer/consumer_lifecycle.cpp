@@ -62,6 +62,7 @@ consumer::impl::impl(amqp::connection_config config, subscription_options option
       ladder_(options_.queue, options_.effective_min_park_ttl(), options_.hold_horizon),
       handler_(std::move(handler)),
       hooks_(std::move(hooks)),
+      random_(retry::make_random_source(options_.retry_seed)),
       guard_(io_.get_executor()),
       conn_(io_.get_executor(), std::move(config),
             connection_hooks_of(this, hooks_, [this] { on_open(); })),
@@ -116,10 +117,12 @@ asio::awaitable<void> consumer::impl::subscribe() {
         work.durable = true;
         work.passive = !options_.declare_queue;
         std::vector<amqp::queue_options> queues{work};
-        amqp::queue_options dead;
-        dead.name = options_.dead_letter_queue_name();
-        dead.durable = true;
-        queues.push_back(dead);
+        if (options_.dead_letter_exchange.empty()) {
+            amqp::queue_options dead;
+            dead.name = options_.dead_letter_queue_name();
+            dead.durable = true;
+            queues.push_back(dead);
+        }
         for (const auto& w : ladder_.queues()) {
             amqp::queue_options o;
             o.name = w.name;

@@ -11,13 +11,13 @@ namespace tarry {
 
 namespace asio = boost::asio;
 
-void consumer::impl::settle(job j, job_outcome outcome) {
+void consumer::impl::settle(job j, job_outcome outcome, wall_time started) {
     switch (outcome.what()) {
         case job_outcome::kind::success:
             ack(j);
             return;
         case job_outcome::kind::failure:
-            dead_letter(std::move(j), "attempts-exhausted: " + outcome.error());
+            retry_or_dead_letter(std::move(j), outcome, started);
             return;
         case job_outcome::kind::reject:
             dead_letter(std::move(j), "rejected: " + outcome.error());
@@ -27,6 +27,34 @@ void consumer::impl::settle(job j, job_outcome outcome) {
             emit(event_of(j, job_event::kind::requeued));
             return;
     }
+}
+
+void consumer::impl::retry_or_dead_letter(job j, const job_outcome& failure, wall_time started) {
+    const wall_time now = std::chrono::system_clock::now();
+    detail::failure_note note{j.attempt, detail::first_attempt_of(*j.msg, started), failure.error()};
+    retry::retry_decision decision;
+    if (options_.retry) {
+        const auto elapsed = std::chrono::duration_cast<retry::duration>(now - note.first_attempt);
+        decision = retry::decide(*options_.retry, j.attempt, elapsed, detail::last_delay_of(*j.msg), random_);
+    } else {
+        decision.reason = "retries are off";
+    }
+    if (!decision.retry) {
+        std::string reason = "attempts-exhausted: " + failure.error() + " (" + decision.reason + ")";
+        auto letter = detail::failed_dead_letter_copy(*j.msg, reason, note);
+        dead_letter(std::move(j), std::move(reason), std::move(letter));
+        return;
+    }
+    const auto delay = failure.delay().value_or(decision.delay);
+    // To the microsecond, as perform_job_at carries it (rounded up: never early).
+    const wall_time due = std::chrono::ceil<std::chrono::microseconds>(now + delay);
+    auto copy = detail::retry_copy(*j.msg, note, due, delay, now);
+    replace(std::move(j), "", options_.queue, std::move(copy), [this, due](const job& retried) {
+        ++counters_.retried;
+        auto e = event_of(retried, job_event::kind::retry);
+        e.next_due = due;
+        emit(std::move(e));
+    });
 }
 
 void consumer::impl::ack(const job& j) {
@@ -42,7 +70,7 @@ void consumer::impl::nack_requeue(const job& j) {
 
 void consumer::impl::park(job j, const parking::wait_queue& to, wall_time now) {
     auto copy = detail::parked_copy(*j.msg, j.due, now);
-    replace(std::move(j), to.name, std::move(copy), [this](const job& parked) {
+    replace(std::move(j), "", to.name, std::move(copy), [this](const job& parked) {
         ++counters_.parked;
         auto e = event_of(parked, job_event::kind::parked);
         e.next_due = parked.due;
@@ -50,9 +78,11 @@ void consumer::impl::park(job j, const parking::wait_queue& to, wall_time now) {
     });
 }
 
-void consumer::impl::dead_letter(job j, std::string reason) {
-    auto copy = detail::dead_letter_copy(*j.msg, reason, j.attempt);
-    replace(std::move(j), options_.dead_letter_queue_name(), std::move(copy),
+void consumer::impl::dead_letter(job j, std::string reason, std::optional<amqp::message> letter) {
+    auto copy = letter ? std::move(*letter) : detail::dead_letter_copy(*j.msg, reason, j.attempt);
+    const bool to_exchange = !options_.dead_letter_exchange.empty();
+    replace(std::move(j), options_.dead_letter_exchange,
+            to_exchange ? options_.queue : options_.dead_letter_queue_name(), std::move(copy),
             [this, reason = detail::bounded(reason)](const job& dead) {
                 ++counters_.dead_lettered;
                 auto e = event_of(dead, job_event::kind::dead);
@@ -61,12 +91,12 @@ void consumer::impl::dead_letter(job j, std::string reason) {
             });
 }
 
-void consumer::impl::replace(job j, std::string routing_key, amqp::message copy,
-                             std::function<void(const job&)> done) {
+void consumer::impl::replace(job j, std::string exchange, std::string routing_key,
+                             amqp::message copy, std::function<void(const job&)> done) {
     ++in_flight_;
     auto original = std::make_shared<job>(std::move(j));
     publisher_.async_publish_as_is(
-        "", routing_key, std::move(copy),
+        std::move(exchange), routing_key, std::move(copy),
         asio::bind_executor(io_, [this, original, routing_key, done = std::move(done)](std::error_code ec) {
             if (!ec) {
                 ack(*original);

@@ -37,3 +37,62 @@ amqp::message dead_letter_copy(const amqp::message& original, std::string_view r
 }
 
 }  // namespace tarry::detail
+
+namespace tarry::detail {
+
+namespace {
+void set_header(amqp::message& m, std::string_view name, amqp::field_value v) {
+    if (!m.properties.headers) m.properties.headers.emplace();
+    m.properties.headers->set(std::string(name), std::move(v));
+}
+double epoch_seconds(wall_time t) {
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count()) / 1e6;
+}
+void note_failure(amqp::message& m, const failure_note& note) {
+    set_header(m, first_attempt_header, epoch_seconds(note.first_attempt));
+    set_header(m, last_error_header, bounded(note.error));
+}
+}  // namespace
+
+wall_time first_attempt_of(const amqp::message& m, wall_time fallback) {
+    const auto* h = m.properties.headers ? m.properties.headers->find(first_attempt_header) : nullptr;
+    const double* d = h ? h->get_if<double>() : nullptr;
+    if (d == nullptr || !(*d >= 0 && *d < 253402300800.0)) return fallback;
+    return wall_time(std::chrono::duration_cast<wall_time::duration>(
+        std::chrono::microseconds(static_cast<std::int64_t>(*d * 1e6 + 0.5))));
+}
+
+std::chrono::milliseconds last_delay_of(const amqp::message& m) {
+    const auto* h = m.properties.headers ? m.properties.headers->find(last_delay_header) : nullptr;
+    const std::int64_t* n = h ? h->get_if<std::int64_t>() : nullptr;
+    return std::chrono::milliseconds(n != nullptr && *n > 0 ? *n : 0);
+}
+
+amqp::message retry_copy(const amqp::message& original, const failure_note& note, wall_time due,
+                         std::chrono::milliseconds delay, wall_time now) {
+    amqp::message copy = republishable(original);
+    contract::write_schedule(copy.properties, due, now);
+    set_header(copy, contract::attempt_header, static_cast<std::int64_t>(note.attempt) + 1);
+    set_header(copy, last_delay_header, static_cast<std::int64_t>(delay.count()));
+    note_failure(copy, note);
+    return copy;
+}
+
+amqp::message failed_dead_letter_copy(const amqp::message& original, std::string_view reason,
+                                      const failure_note& note) {
+    amqp::message copy = dead_letter_copy(original, reason, note.attempt);
+    note_failure(copy, note);
+    return copy;
+}
+
+amqp::message replay_copy(const amqp::message& dead_letter) {
+    amqp::message copy = dead_letter;
+    contract::strip_broker_death_headers(copy.properties);
+    if (copy.properties.headers) {
+        auto& entries = copy.properties.headers->entries();
+        std::erase_if(entries, [](const amqp::wire::field_entry& e) { return e.name.rfind("x-tarry-", 0) == 0; });
+    }
+    return copy;
+}
+
+}  // namespace tarry::detail

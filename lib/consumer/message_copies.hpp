@@ -5,6 +5,7 @@
 #include "tarry/amqp/message.hpp"
 #include "tarry/schedule/clock.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -20,6 +21,40 @@ inline constexpr std::size_t max_reason_length = 1024;
 /// (checked against the due time already; a per-message TTL would race the
 /// wait queue's).
 amqp::message parked_copy(const amqp::message& original, wall_time due, wall_time now);
+
+/// Headers tarry writes on retry copies and dead letters.
+inline constexpr std::string_view first_attempt_header = "x-tarry-first-attempt-at";  ///< epoch s, double
+inline constexpr std::string_view last_error_header = "x-tarry-last-error";           ///< bounded text
+inline constexpr std::string_view last_delay_header = "x-tarry-last-delay-ms";        ///< int64 ms
+
+/// What a failed attempt leaves on its copies.
+struct failure_note {
+    std::uint32_t attempt = 1;        ///< the attempt that failed
+    wall_time first_attempt{};        ///< when attempt 1 started
+    std::string error;                ///< the handler's error
+};
+
+/// When attempt 1 started, from x-tarry-first-attempt-at; `fallback` when
+/// absent or unreadable.
+wall_time first_attempt_of(const amqp::message& m, wall_time fallback);
+/// The delay before the failed attempt, from x-tarry-last-delay-ms (0 when absent).
+std::chrono::milliseconds last_delay_of(const amqp::message& m);
+
+/// The copy that retries: the original with the broker's death headers and
+/// expiration dropped, x-tarry-attempt = note.attempt + 1, perform_job_at =
+/// `due`, and the first-attempt time, last error (bounded) and this delay.
+amqp::message retry_copy(const amqp::message& original, const failure_note& note, wall_time due,
+                         std::chrono::milliseconds delay, wall_time now);
+
+/// A dead letter for a failed job: dead_letter_copy() plus the failure's
+/// first-attempt time and last error.
+amqp::message failed_dead_letter_copy(const amqp::message& original, std::string_view reason,
+                                      const failure_note& note);
+
+/// The original of a dead letter, to replay: every x-tarry-* header tarry
+/// wrote (attempt, reason, errors, times) and the broker's death headers
+/// dropped, so it starts again at attempt 1.
+amqp::message replay_copy(const amqp::message& dead_letter);
 
 /// The copy to dead-letter: the original with the broker's death headers
 /// dropped, no expiration (a dead letter is kept until someone looks), and

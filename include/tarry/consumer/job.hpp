@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,14 @@ struct job {
     std::string_view id() const noexcept;
     /// started − due (never negative).
     std::chrono::nanoseconds lateness() const noexcept { return started - due; }
+};
+
+/// Thrown by a handler (or derived from) for a failure that retrying cannot
+/// fix, e.g. invalid input: the job is dead-lettered `rejected: <what()>`
+/// at once instead of being retried.
+class permanent_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
 };
 
 /// What a handler answers. Returning normally with success() acknowledges

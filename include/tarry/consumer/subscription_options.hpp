@@ -2,9 +2,13 @@
 // documented defaults, checked once by validate() before anything starts.
 #pragma once
 
+#include "tarry/retry/backoff.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -44,6 +48,23 @@ struct subscription_options {
     std::chrono::milliseconds park_margin = std::chrono::milliseconds(250);
     /// Dead letters go here (declared durable). Empty: `<queue>.dead`.
     std::string dead_letter_queue;
+    /// When set, dead letters go to this exchange instead (routing key: the
+    /// work queue's name); tarry does not declare it, and an unroutable dead
+    /// letter is not acknowledged (mandatory publish).
+    std::string dead_letter_exchange;
+    /// Retries of failed jobs (an exception, or job_outcome::failure()): a
+    /// copy with x-tarry-attempt + 1 and perform_job_at = now + delay is
+    /// confirmed, then the original is acknowledged. Default:
+    /// backoff_policy::job_defaults() (1 s doubling to 1 h, equal jitter, 10
+    /// attempts in all). Nothing: a failure is dead-lettered at once.
+    std::optional<retry::backoff_policy> retry = retry::backoff_policy::job_defaults();
+    /// Failures never worth retrying: an exception for which this returns
+    /// true is dead-lettered `rejected: <what()>` at once (so are exceptions
+    /// derived from tarry::permanent_error, always). Called on worker
+    /// threads. Empty: only permanent_error.
+    std::function<bool(const std::exception_ptr&)> is_permanent;
+    /// Seed of the retry jitter's random source (0: from std::random_device).
+    std::uint64_t retry_seed = 0;
     /// On stop(): how long running jobs may take to finish.
     std::chrono::milliseconds shutdown_grace = std::chrono::seconds(10);
 

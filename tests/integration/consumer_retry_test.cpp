@@ -1,0 +1,208 @@
+// Retries against the real broker: backoff delays between attempts,
+// attempts exhausted → dead-letter queue with reason and last error,
+// permanent failures, requeue, a refused retry copy (nothing lost), and
+// replay of dead letters.
+#include "consumer_fixture.hpp"
+
+#include "tarry/consumer/replay.hpp"
+
+#include <atomic>
+
+using namespace consumer_it;
+
+namespace {
+
+// Fails attempts 1..k of every job, where k is the job's x-fail header.
+tarry::job_outcome fail_first(const tarry::job& j) {
+    const auto* k = j.headers().find("x-fail");
+    const auto* n = k ? k->get_if<std::int32_t>() : nullptr;
+    if (n && static_cast<std::int32_t>(j.attempt) <= *n)
+        throw std::runtime_error("boom on attempt " + std::to_string(j.attempt));
+    return tarry::job_outcome::success();
+}
+
+const amqp::field_value* header(const amqp::message& m, const char* name) {
+    return m.properties.headers ? m.properties.headers->find(name) : nullptr;
+}
+
+double ms_between(sys::time_point a, sys::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+}  // namespace
+
+TEST_CASE("a job failing twice runs three times, after the policy's growing delays, never early") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("retry"));
+    o.retry = tarry::retry::backoff_policy::exponential(400ms, 2.0, 10s);
+    running_consumer rc(url, o, fail_first);
+    auto ch = confirm_channel(c);
+    publish_raw(ch, o.queue, "flaky", {{"x-fail", std::int32_t{2}}});
+    REQUIRE(rc.log.wait_count(kind::succeeded, 1, 15s));
+    const auto runs = rc.log.of(kind::run);
+    REQUIRE(runs.size() == 3);
+    const auto retries = rc.log.of(kind::retry);
+    REQUIRE(retries.size() == 2);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CAPTURE(i);
+        CHECK(runs[i].attempt == i + 1);
+        CHECK(runs[i].at >= runs[i].due);
+        CHECK(lateness_ms(runs[i]) < 250);
+    }
+    // Attempt n+1 is due the policy's delay after attempt n failed: 400 ms, then 800 ms.
+    CHECK(*retries[0].next_due == runs[1].due);
+    CHECK(*retries[1].next_due == runs[2].due);
+    CHECK(ms_between(runs[0].at, runs[1].due) >= 400);
+    CHECK(ms_between(runs[0].at, runs[1].due) < 400 + 250);
+    CHECK(ms_between(runs[1].at, runs[2].due) >= 800);
+    CHECK(ms_between(runs[1].at, runs[2].due) < 800 + 250);
+    rc.worker.stop();
+    const auto s = rc.worker.stats();
+    CHECK(s.failed == 2);
+    CHECK(s.retried == 2);
+    CHECK(s.succeeded == 1);
+    CHECK(s.dead_lettered == 0);
+    cleanup(c, o);
+}
+
+TEST_CASE("attempts exhausted: the dead-letter queue holds the job with reason, last error and counts") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("exhausted"));
+    o.retry = tarry::retry::backoff_policy::fixed(200ms).with_max_attempts(3);
+    running_consumer rc(url, o, fail_first);
+    auto ch = confirm_channel(c);
+    const auto before = sys::now();
+    publish_raw(ch, o.queue, "doomed", {{"x-fail", std::int32_t{100}}, {"app", "kept"}});
+    REQUIRE(rc.log.wait_count(kind::dead, 1, 15s));
+    CHECK(rc.log.count(kind::run) == 3);
+    const auto dead = rc.log.of(kind::dead).front();
+    CHECK(dead.reason.rfind("attempts-exhausted: boom on attempt 3", 0) == 0);
+    rc.worker.stop();
+    const auto letters = dead_letters(c, o);
+    REQUIRE(letters.size() == 1);
+    const auto& m = letters.front();
+    CHECK(m.body_view() == "job doomed");
+    CHECK(reason_of(m).rfind("attempts-exhausted: boom on attempt 3", 0) == 0);
+    CHECK(*header(m, "x-tarry-last-error") == amqp::field_value("boom on attempt 3"));
+    CHECK(*header(m, "x-tarry-attempt") == amqp::field_value(std::int64_t{3}));
+    CHECK(*header(m, "app") == amqp::field_value("kept"));
+    const auto* first = header(m, "x-tarry-first-attempt-at");
+    REQUIRE(first);
+    REQUIRE(first->get_if<double>());
+    CHECK(*first->get_if<double>() >= epoch(before));
+    CHECK(header(m, "x-death") == nullptr);
+    cleanup(c, o);
+}
+
+TEST_CASE("permanent failures and rejects are dead-lettered at once; requeue runs the job again") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("outcomes"));
+    o.retry = tarry::retry::backoff_policy::fixed(100ms);
+    o.is_permanent = [](const std::exception_ptr& e) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::invalid_argument&) {
+            return true;
+        } catch (...) {
+            return false;
+        }
+    };
+    std::atomic<int> requeues{0};
+    running_consumer rc(url, o, [&](const tarry::job& j) {
+        const auto id = std::string(j.id());
+        if (id == "permanent") throw tarry::permanent_error("bad input");
+        if (id == "configured") throw std::invalid_argument("business rule");
+        if (id == "rejected") return tarry::job_outcome::reject("not for us");
+        if (id == "requeue" && requeues++ == 0) return tarry::job_outcome::requeue();
+        return tarry::job_outcome::success();
+    });
+    auto ch = confirm_channel(c);
+    for (const char* id : {"permanent", "configured", "rejected", "requeue"}) publish_raw(ch, o.queue, id, {});
+    REQUIRE(rc.log.wait_count(kind::dead, 3, 15s));
+    REQUIRE(rc.log.wait_count(kind::succeeded, 1, 15s));
+    CHECK(rc.log.find(kind::dead, "permanent")->reason == "rejected: bad input");
+    CHECK(rc.log.find(kind::dead, "configured")->reason == "rejected: business rule");
+    CHECK(rc.log.find(kind::dead, "rejected")->reason == "rejected: not for us");
+    CHECK(rc.log.count(kind::retry) == 0);
+    CHECK(rc.log.find(kind::requeued, "requeue"));
+    const auto runs = rc.log.of(kind::run);
+    CHECK(std::count_if(runs.begin(), runs.end(), [](const job_event& e) { return e.id == "requeue"; }) == 2);
+    rc.worker.stop();
+    CHECK(rc.worker.stats().requeued == 1);
+    CHECK(dead_letters(c, o).size() == 3);
+    cleanup(c, o);
+}
+
+TEST_CASE("the broker refuses the retry copy: the original is not acknowledged and not lost") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("refused"));
+    o.declare_queue = false;  // ours, full at one ready message, refusing publishes beyond
+    o.prefetch = 1;
+    o.retry = tarry::retry::backoff_policy::fixed(100ms);
+    auto setup = c.open_channel();
+    auto q = queue_opts(o.queue, false, false, {{"x-max-length", std::int32_t{1}}, {"x-overflow", "reject-publish"}});
+    q.durable = true;
+    value_of(setup.async_declare_queue(q, use_future));
+    auto ch = confirm_channel(c);
+    publish_raw(ch, o.queue, "victim", {{"x-fail", std::int32_t{100}}});
+    {
+        running_consumer rc(url, o, fail_first);
+        REQUIRE(rc.log.wait_count(kind::run, 1, 10s));
+        // The consumer holds the victim (prefetch 1); this one waits, filling the queue.
+        publish_raw(ch, o.queue, "blocker", {{"perform_job_at", epoch(sys::now() + 1h)}});
+        REQUIRE(rc.log.wait_count(kind::failed, 2, 20s));
+        for (const auto& f : rc.log.of(kind::failed)) {
+            CHECK(f.id == "victim");
+            CHECK(f.reason.find("republish to '" + o.queue + "' failed") != std::string::npos);
+        }
+        CHECK(rc.log.count(kind::retry) == 0);
+        rc.worker.stop();
+        CHECK(rc.worker.stats().republish_failures >= 2);
+    }
+    // Both are still in the queue; the victim was never acknowledged, nor copied.
+    auto after = c.open_channel();
+    CHECK(value_of(after.async_declare_queue(passive_queue(o.queue), use_future)).message_count == 2);
+    auto first = value_of(after.async_get(o.queue, true, use_future));
+    REQUIRE(first);
+    CHECK(first->item.msg.properties.message_id == std::optional<std::string>("victim"));
+    CHECK(header(first->item.msg, "x-tarry-attempt") == nullptr);
+    cleanup(c, o);
+}
+
+TEST_CASE("replay moves dead letters back (all, or by reason) and they run from attempt 1") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("replay"));
+    o.retry.reset();  // first failure is final
+    std::atomic<bool> fixed{false};
+    running_consumer rc(url, o, [&](const tarry::job& j) {
+        if (fixed) return tarry::job_outcome::success();
+        if (j.id().rfind("reject", 0) == 0) return tarry::job_outcome::reject("policy");
+        throw std::runtime_error("bug");
+    });
+    auto ch = confirm_channel(c);
+    for (int i = 0; i < 3; ++i) publish_raw(ch, o.queue, "fail" + std::to_string(i), {});
+    for (int i = 0; i < 2; ++i) publish_raw(ch, o.queue, "reject" + std::to_string(i), {});
+    REQUIRE(rc.log.wait_count(kind::dead, 5, 15s));
+    fixed = true;
+    const auto only_failed = tarry::replay_dead_letters(c.conn, {o.queue, "", "attempts-exhausted", 100});
+    CHECK(only_failed.moved == 3);
+    CHECK(only_failed.skipped == 2);
+    REQUIRE(rc.log.wait_count(kind::succeeded, 3, 15s));
+    for (const auto& s : rc.log.of(kind::succeeded)) {
+        CHECK(s.id.rfind("fail", 0) == 0);
+        CHECK(s.attempt == 1);
+    }
+    const auto rest = tarry::replay_dead_letters(c.conn, {o.queue, "", "", 100});
+    CHECK(rest.moved == 2);
+    CHECK(rest.skipped == 0);
+    REQUIRE(rc.log.wait_count(kind::succeeded, 5, 15s));
+    rc.worker.stop();
+    CHECK(value_of(c.open_channel().async_declare_queue(passive_queue(o.dead_letter_queue_name()), use_future))
+              .message_count == 0);
+    cleanup(c, o);
+}
