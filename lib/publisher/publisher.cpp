@@ -51,8 +51,6 @@ std::string random_id() {
     return buf;
 }
 
-constexpr auto latest_due = std::chrono::seconds(253402300799);  // 9999-12-31T23:59:59Z
-
 }  // namespace
 
 struct publisher::state : std::enable_shared_from_this<publisher::state> {
@@ -177,7 +175,8 @@ void publisher::publish_(std::string exchange, std::string routing_key, amqp::me
         const wall_time now = std::chrono::system_clock::now();
         const wall_time due = when->due(now);
         std::error_code refused;
-        if (due.time_since_epoch().count() < 0 || due > wall_time(latest_due)) {
+        // (wall_time counts nanoseconds in 64 bits: it cannot pass the year 2262.)
+        if (due.time_since_epoch().count() < 0) {
             refused = publish_errc::invalid_schedule;
         } else if (s_->options.max_delay && due - now > *s_->options.max_delay) {
             refused = publish_errc::delay_exceeds_max;
