@@ -7,7 +7,7 @@ namespace tarry {
 namespace {
 // What a held job counts against max_held_bytes: its body and a flat
 // allowance for properties and bookkeeping.
-std::size_t cost_of(const detail::held_job& j) noexcept { return j.msg->body.size() + 256; }
+std::size_t cost_of(const detail::held_job& j) noexcept { return j.msg.size() + 128; }
 }  // namespace
 
 void consumer::impl::admit(std::uint64_t gen, amqp::delivery d) {
@@ -17,13 +17,13 @@ void consumer::impl::admit(std::uint64_t gen, amqp::delivery d) {
     j.generation = gen;
     j.delivery_tag = d.delivery_tag;
     j.redelivered = d.redelivered;
-    j.msg = std::make_unique<amqp::message>(std::move(d.msg));
-    j.attempt = contract::read_attempt(j.msg->properties);
+    j.attempt = contract::read_attempt(d.msg.properties);
     if (stopping_) {  // crossed our basic.cancel: give it back
         nack_requeue(j);
         return;
     }
-    auto read = contract::read_schedule(j.msg->properties, now, rules_);
+    auto read = contract::read_schedule(d.msg.properties, now, rules_);
+    j.msg = detail::packed_message::pack(d.msg);
     if (auto* refused = std::get_if<contract::schedule_refusal>(&read)) {
         dead_letter(std::move(j), std::move(refused->reason));
         return;

@@ -12,21 +12,22 @@ void consumer::impl::run(due_item<job>& item) {
         emit(event_of(j, job_event::kind::dropped));
         return;
     }
+    const amqp::message msg = j.msg.unpack();
     const wall_time started = std::chrono::system_clock::now();
     ++counters_.started;
-    auto e = event_of(j, job_event::kind::run);
+    auto e = event_of(j, job_event::kind::run, msg.properties);
     e.at = started;
     emit(std::move(e));
     std::optional<job_outcome> outcome;
     try {
-        const tarry::job view{*j.msg, j.due, started, j.attempt, j.redelivered};
+        const tarry::job view{msg, j.due, started, j.attempt, j.redelivered};
         outcome = handler_(view);
     } catch (...) {
         outcome = outcome_of(std::current_exception());
     }
     if (outcome->what() == job_outcome::kind::success) {
         ++counters_.succeeded;
-        emit(event_of(j, job_event::kind::succeeded));
+        emit(event_of(j, job_event::kind::succeeded, msg.properties));
     } else if (outcome->what() == job_outcome::kind::failure) {
         ++counters_.failed;
     }

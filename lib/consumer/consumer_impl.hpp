@@ -8,6 +8,8 @@
 // incarnation: a job from an earlier one is neither run nor acknowledged.
 #pragma once
 
+#include "packed_message.hpp"
+
 #include "tarry/amqp/channel.hpp"
 #include "tarry/amqp/connection.hpp"
 #include "tarry/consumer/consumer.hpp"
@@ -36,7 +38,7 @@ struct held_job {
     bool redelivered = false;
     std::uint32_t attempt = 1;
     wall_time due{};
-    std::unique_ptr<amqp::message> msg;  // never null once admitted; a pointer keeps queue moves cheap
+    detail::packed_message msg;    ///< properties as encoded + body: one allocation
 };
 
 struct consumer_counters {
@@ -98,6 +100,7 @@ private:
 
     void emit(job_event e) const;
     job_event event_of(const job& j, job_event::kind k) const;
+    job_event event_of(const job& j, job_event::kind k, const amqp::basic_properties& p) const;
     bool current(const job& j) const noexcept {
         return j.generation == generation_.load(std::memory_order_acquire);
     }

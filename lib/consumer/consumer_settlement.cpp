@@ -31,24 +31,25 @@ void consumer::impl::settle(job j, job_outcome outcome, wall_time started) {
 
 void consumer::impl::retry_or_dead_letter(job j, const job_outcome& failure, wall_time started) {
     const wall_time now = std::chrono::system_clock::now();
-    detail::failure_note note{j.attempt, detail::first_attempt_of(*j.msg, started), failure.error()};
+    const amqp::message original = j.msg.unpack();
+    detail::failure_note note{j.attempt, detail::first_attempt_of(original, started), failure.error()};
     retry::retry_decision decision;
     if (options_.retry) {
         const auto elapsed = std::chrono::duration_cast<retry::duration>(now - note.first_attempt);
-        decision = retry::decide(*options_.retry, j.attempt, elapsed, detail::last_delay_of(*j.msg), random_);
+        decision = retry::decide(*options_.retry, j.attempt, elapsed, detail::last_delay_of(original), random_);
     } else {
         decision.reason = "retries are off";
     }
     if (!decision.retry) {
         std::string reason = "attempts-exhausted: " + failure.error() + " (" + decision.reason + ")";
-        auto letter = detail::failed_dead_letter_copy(*j.msg, reason, note);
+        auto letter = detail::failed_dead_letter_copy(original, reason, note);
         dead_letter(std::move(j), std::move(reason), std::move(letter));
         return;
     }
     const auto delay = failure.delay().value_or(decision.delay);
     // To the microsecond, as perform_job_at carries it (rounded up: never early).
     const wall_time due = std::chrono::ceil<std::chrono::microseconds>(now + delay);
-    auto copy = detail::retry_copy(*j.msg, note, due, delay, now);
+    auto copy = detail::retry_copy(original, note, due, delay, now);
     replace(std::move(j), "", options_.queue, std::move(copy), [this, due](const job& retried) {
         ++counters_.retried;
         auto e = event_of(retried, job_event::kind::retry);
@@ -69,7 +70,7 @@ void consumer::impl::nack_requeue(const job& j) {
 }
 
 void consumer::impl::park(job j, const parking::wait_queue& to, wall_time now) {
-    auto copy = detail::parked_copy(*j.msg, j.due, now);
+    auto copy = detail::parked_copy(j.msg.unpack(), j.due, now);
     replace(std::move(j), "", to.name, std::move(copy), [this](const job& parked) {
         ++counters_.parked;
         auto e = event_of(parked, job_event::kind::parked);
@@ -79,7 +80,7 @@ void consumer::impl::park(job j, const parking::wait_queue& to, wall_time now) {
 }
 
 void consumer::impl::dead_letter(job j, std::string reason, std::optional<amqp::message> letter) {
-    auto copy = letter ? std::move(*letter) : detail::dead_letter_copy(*j.msg, reason, j.attempt);
+    auto copy = letter ? std::move(*letter) : detail::dead_letter_copy(j.msg.unpack(), reason, j.attempt);
     const bool to_exchange = !options_.dead_letter_exchange.empty();
     replace(std::move(j), options_.dead_letter_exchange,
             to_exchange ? options_.queue : options_.dead_letter_queue_name(), std::move(copy),
@@ -119,8 +120,12 @@ void consumer::impl::replace(job j, std::string exchange, std::string routing_ke
 }
 
 job_event consumer::impl::event_of(const job& j, job_event::kind k) const {
+    return event_of(j, k, j.msg.properties());
+}
+
+job_event consumer::impl::event_of(const job& j, job_event::kind k, const amqp::basic_properties& p) const {
     job_event e{k, {}, j.due, std::chrono::system_clock::now(), j.attempt, {}, {}};
-    if (j.msg->properties.message_id) e.id = *j.msg->properties.message_id;
+    if (p.message_id) e.id = *p.message_id;
     return e;
 }
 

@@ -1,6 +1,7 @@
 // The consumer's pure parts: option validation and derived defaults, the
 // parking ladder, and the copies republished in place of a delivery.
 #include "message_copies.hpp"
+#include "packed_message.hpp"
 
 #include "tarry/consumer/subscription_options.hpp"
 #include "tarry/contract/schedule_headers.hpp"
@@ -160,4 +161,20 @@ TEST_CASE("a dead letter carries its reason (bounded) and attempt") {
     REQUIRE(reason);
     CHECK(reason->size() == tarry::detail::max_reason_length);
     CHECK(reason->substr(reason->size() - 3) == "...");
+}
+
+TEST_CASE("a packed message unpacks to the message it was, in one allocation of its wire size") {
+    amqp::message m("a body of some length");
+    m.properties.message_id = "id-1";
+    m.properties.timestamp = 1700000000;
+    m.properties.delivery_mode = 2;
+    m.properties.headers = amqp::field_table{{"perform_job_at", 1700000005.25}, {"n", std::int32_t{-3}}};
+    const auto p = tarry::detail::packed_message::pack(m);
+    CHECK(p.unpack() == m);
+    CHECK(p.properties() == m.properties);
+    CHECK(p.body() == "a body of some length");
+    CHECK(p.size() < m.body.size() + 80);  // flags, id, timestamp, mode and a two-entry table
+    const auto empty = tarry::detail::packed_message::pack(amqp::message{});
+    CHECK(empty.unpack() == amqp::message{});
+    CHECK(tarry::detail::packed_message{}.unpack() == amqp::message{});
 }
