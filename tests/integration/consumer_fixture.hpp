@@ -81,7 +81,10 @@ inline tarry::subscription_options options_for(const std::string& queue) {
 struct running_consumer {
     running_consumer(const std::string& url, tarry::subscription_options o,
                      tarry::job_handler h = succeed)
-        : worker(config_of(url), std::move(o), std::move(h), hooks()) {
+        : running_consumer(config_of(url), std::move(o), std::move(h)) {}
+    running_consumer(amqp::connection_config cfg, tarry::subscription_options o,
+                     tarry::job_handler h = succeed)
+        : worker(std::move(cfg), std::move(o), std::move(h), hooks()) {
         worker.start();
     }
     tarry::consumer_hooks hooks() {
