@@ -57,7 +57,8 @@ void note_failure(amqp::message& m, const failure_note& note) {
 wall_time first_attempt_of(const amqp::message& m, wall_time fallback) {
     const auto* h = m.properties.headers ? m.properties.headers->find(first_attempt_header) : nullptr;
     const double* d = h ? h->get_if<double>() : nullptr;
-    if (d == nullptr || !(*d >= 0 && *d < 253402300800.0)) return fallback;
+    // Within what a nanosecond wall_time holds (to 2262), or not trusted.
+    if (d == nullptr || !(*d >= 0 && *d < 9.2e9)) return fallback;
     return wall_time(std::chrono::duration_cast<wall_time::duration>(
         std::chrono::microseconds(static_cast<std::int64_t>(*d * 1e6 + 0.5))));
 }

@@ -1,9 +1,11 @@
-// Reading and writing the schedule headers (see the header for the rules).
-#include "tarry/contract/schedule_headers.hpp"
+// Reading a message's due time (with every refusal and its reason) and
+// writing the headers tarry sets; see tarry/contract/schedule_headers.hpp.
+#include "contract_detail.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 namespace tarry::contract {
 
@@ -13,166 +15,122 @@ using std::chrono::milliseconds;
 
 namespace {
 
-// 9999-12-31T23:59:59Z: nothing is scheduled later.
-constexpr double max_epoch_seconds = 253402300799.0;
-// x-delay: at most 100 years.
-constexpr double max_delay_ms = 100.0 * 366 * 24 * 3600 * 1000;
+constexpr std::int64_t us_per_second = 1'000'000;
+// x-delay: at most 100 years of 365.25 days.
+constexpr std::int64_t longest_delay_us = 36'525LL * 86'400 * us_per_second;
 
-// A number read from a header, or why it is not one.
-struct number {
-    double value = 0;          // for the range checks
-    std::int64_t micros = 0;   // exact value in microseconds (seconds units) when exact
-    bool exact = false;
-    std::string problem;       // empty when a number was read
+// A due time read from a header, with the value as written (for reasons).
+struct reading {
+    wall_time due;
+    std::string what;  // "x-delay 1500", "perform_job_at \"2026-01-01T00:00:00Z\""
 };
+using reading_or_reason = std::variant<reading, std::string>;
 
-std::string quoted(std::string_view s) {
-    std::string out = "\"";
-    out += s.substr(0, 64);
-    if (s.size() > 64) out += "...";
-    return out + "\"";
+// µs since the epoch → wall_time. Precondition: within wall_time's range.
+wall_time at_micros(std::int64_t us) noexcept {
+    return wall_time(std::chrono::ceil<wall_time::duration>(microseconds(us)));
 }
 
-std::string type_name(const wire::field_value& v) {
-    switch (wire::field_tag(v)) {
-        case 't': return "a boolean";
-        case 'V': return "void";
-        case 'F': return "a table";
-        case 'A': return "an array";
-        case 'x': return "a byte array";
-        default: return std::string("type '") + wire::field_tag(v) + "'";
-    }
+std::string text_of(wall_time t) {
+    return detail::format_rfc3339(std::chrono::floor<microseconds>(t.time_since_epoch()).count());
 }
 
-std::string text_of(double d) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", d);
-    return buf;
+std::string latest_text() { return detail::format_rfc3339(detail::latest_micros()); }
+
+// base + delta µs, when the sum is no later than the latest supported time.
+std::optional<wall_time> after(wall_time base, std::int64_t delta_us) noexcept {
+    const auto max_us = std::chrono::floor<microseconds>(wall_time::duration::max()).count();
+    if (delta_us > max_us || delta_us < -max_us) return std::nullopt;
+    const auto delta = std::chrono::ceil<wall_time::duration>(microseconds(delta_us));
+    wall_time::rep sum = 0;
+    if (__builtin_add_overflow(base.time_since_epoch().count(), delta.count(), &sum)) return std::nullopt;
+    const wall_time t{wall_time::duration(sum)};
+    if (t > at_micros(detail::latest_micros())) return std::nullopt;
+    return t;
 }
 
-// A decimal number as text: digits, one optional '.', optional leading '-'.
-std::optional<double> decimal_text(std::string_view s) {
-    if (s.empty() || s.size() > 64) return std::nullopt;
-    std::size_t i = s[0] == '-' ? 1 : 0;
-    bool digit = false, dot = false;
-    for (std::size_t k = i; k < s.size(); ++k) {
-        if (s[k] >= '0' && s[k] <= '9') digit = true;
-        else if (s[k] == '.' && !dot) dot = true;
-        else return std::nullopt;
-    }
-    if (!digit) return std::nullopt;
-    return std::strtod(std::string(s).c_str(), nullptr);
-}
-
-// The numeric value of v, in the header's own unit.
-number numeric(const wire::field_value& v) {
-    number n;
-    std::visit(
-        [&](const auto& x) {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, bool>) {
-                n.problem = "is a boolean";
-            } else if constexpr (std::is_integral_v<T>) {
-                n.value = static_cast<double>(x);
-            } else if constexpr (std::is_floating_point_v<T>) {
-                n.value = static_cast<double>(x);
-                if (std::isnan(n.value)) n.problem = "is NaN";
-                else if (std::isinf(n.value)) n.problem = "is infinite";
-            } else if constexpr (std::is_same_v<T, wire::decimal_value>) {
-                if (x.scale > 30) n.problem = "is a decimal with scale " + std::to_string(x.scale);
-                else n.value = static_cast<double>(x.value) / std::pow(10.0, x.scale);
-            } else if constexpr (std::is_same_v<T, wire::timestamp_value>) {
-                n.value = static_cast<double>(x.seconds);
-            } else if constexpr (std::is_same_v<T, std::string>) {
-                if (auto d = decimal_text(x)) n.value = *d;
-                else n.problem = "is not a number: " + quoted(x);
-            } else {
-                n.problem = "is " + type_name(v) + ", not a number";
-            }
-        },
-        v.value);
-    return n;
-}
-
-// Seconds since the epoch → wall_time, to the nearest microsecond (a double
-// holds an epoch time to about 0.2 µs, so that is all the precision there
-// is). Precondition: 0 ≤ s ≤ max_epoch_seconds.
-wall_time from_epoch_seconds(double s) {
-    const auto us = std::llround(s * 1e6);  // a double cannot hold µs exactly at epoch scale
-    return wall_time(std::chrono::duration_cast<wall_time::duration>(microseconds(us)));
-}
-
-// Integer seconds (exact) for the integer encodings.
-std::optional<std::int64_t> exact_seconds(const wire::field_value& v) {
-    return std::visit(
-        [](const auto& x) -> std::optional<std::int64_t> {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-                if constexpr (std::is_unsigned_v<T>) {
-                    if (x > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
-                }
-                return static_cast<std::int64_t>(x);
-            } else if constexpr (std::is_same_v<T, wire::timestamp_value>) {
-                if (x.seconds > static_cast<std::uint64_t>(max_epoch_seconds)) return std::nullopt;
-                return static_cast<std::int64_t>(x.seconds);
-            } else {
-                return std::nullopt;
-            }
-        },
-        v.value);
-}
-
-using due_or_reason = std::variant<wall_time, std::string>;
-
-due_or_reason read_perform_job_at(const wire::field_value& v) {
-    const std::string name(perform_job_at_header);
-    if (const auto* s = v.get_if<std::string>()) {
-        if (!decimal_text(*s)) {
-            auto t = parse_rfc3339(*s);
-            if (!t) return "invalid-schedule: " + name + " " + quoted(*s) +
-                           " is neither a number nor an RFC 3339 time";
-            if (t->time_since_epoch().count() < 0)
-                return "invalid-schedule: " + name + " " + quoted(*s) + " is before 1970";
-            return *t;
+// ceil((to − from) / 1 ms) for any two wall_times, without overflow.
+std::int64_t ceil_ms_between(wall_time from, wall_time to) noexcept {
+    using D = wall_time::duration;
+    constexpr D::rep per_ms = std::chrono::duration_cast<D>(milliseconds(1)).count();
+    static_assert(per_ms >= 1 && D(per_ms) == milliseconds(1), "wall_time must divide a millisecond");
+    const auto split = [](D d, std::int64_t& q, std::int64_t& r) {
+        q = d.count() / per_ms;
+        r = d.count() % per_ms;
+        if (r < 0) {
+            r += per_ms;
+            q -= 1;
         }
+    };
+    std::int64_t qf = 0, rf = 0, qt = 0, rt = 0;
+    split(from.time_since_epoch(), qf, rf);
+    split(to.time_since_epoch(), qt, rt);
+    return qt - qf + (rt > rf ? 1 : 0);
+}
+
+reading_or_reason read_perform_job_at(const wire::field_value& v) {
+    const std::string name(perform_job_at_header);
+    const auto refuse = [&](const std::string& what) { return "invalid-schedule: " + name + " " + what; };
+    std::int64_t us = 0;
+    std::string text;
+    if (const auto* s = v.get_if<std::string>(); s != nullptr && !detail::is_decimal_text(*s)) {
+        text = detail::quoted(*s);
+        const auto t = detail::parse_rfc3339_micros(*s);
+        if (!t) return refuse(text + " is neither a number nor an RFC 3339 time");
+        if (*t < 0) return refuse(text + " is before 1970");
+        us = *t;
+    } else {
+        auto n = detail::read_number(v, 6, true);
+        if (!n.problem.empty()) return refuse(n.problem);
+        us = n.scaled;
+        text = std::move(n.text);
     }
-    const number n = numeric(v);
-    if (!n.problem.empty()) return "invalid-schedule: " + name + " " + n.problem;
-    if (n.value < 0) return "invalid-schedule: " + name + " is negative (" + text_of(n.value) + ")";
-    if (n.value > max_epoch_seconds)
-        return "invalid-schedule: " + name + " " + text_of(n.value) + " is after the year 9999";
-    if (auto whole = exact_seconds(v)) return wall_time(std::chrono::seconds(*whole));
-    return from_epoch_seconds(n.value);
+    if (us > detail::latest_micros())
+        return refuse(text + " is after the latest supported time, " + latest_text());
+    return reading{at_micros(us), name + " " + text};
 }
 
-due_or_reason read_x_delay(const wire::field_value& v, wall_time base) {
+reading_or_reason read_x_delay(const wire::field_value& v, wall_time base, const std::string& from) {
     const std::string name(x_delay_header);
-    const number n = numeric(v);
-    if (!n.problem.empty()) return "invalid-schedule: " + name + " " + n.problem;
-    if (n.value < 0) return "invalid-schedule: " + name + " is negative (" + text_of(n.value) + " ms)";
-    if (n.value > max_delay_ms)
-        return "invalid-schedule: " + name + " " + text_of(n.value) + " ms is over 100 years";
-    const auto us = static_cast<std::int64_t>(std::ceil(n.value * 1000.0 - 1e-6));
-    return base + std::chrono::duration_cast<wall_time::duration>(microseconds(us));
+    const auto refuse = [&](const std::string& what) { return "invalid-schedule: " + name + " " + what; };
+    auto n = detail::read_number(v, 3, false);
+    if (!n.problem.empty()) return refuse(n.problem);
+    if (n.scaled > longest_delay_us) return refuse(n.text + " ms is over 100 years");
+    const auto due = after(base, n.scaled);
+    if (!due)
+        return refuse(n.text + " ms from " + from + " ends after the latest supported time, " +
+                      latest_text());
+    return reading{*due, name + " " + n.text};
 }
 
-std::string epoch_text(wall_time t) {
-    const auto us = std::chrono::duration_cast<microseconds>(t.time_since_epoch()).count();
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%lld.%06lld", static_cast<long long>(us / 1000000),
-                  static_cast<long long>(us % 1000000));
-    return buf;
-}
-
-// The expiration property as milliseconds, if it is well formed.
-std::optional<std::int64_t> expiration_ms(const std::string& e) {
-    if (e.empty() || e.size() > 18) return std::nullopt;
+// The `expiration` property in µs, when it is digits only (as RabbitMQ
+// requires); saturates at INT64_MAX.
+std::optional<std::int64_t> expiration_us(const std::string& e) noexcept {
+    if (e.empty()) return std::nullopt;
     std::int64_t ms = 0;
     for (const char c : e) {
         if (c < '0' || c > '9') return std::nullopt;
-        ms = ms * 10 + (c - '0');
+        if (ms != std::numeric_limits<std::int64_t>::max() &&
+            (__builtin_mul_overflow(ms, 10, &ms) || __builtin_add_overflow(ms, c - '0', &ms)))
+            ms = std::numeric_limits<std::int64_t>::max();
     }
-    return ms;
+    std::int64_t us = 0;
+    if (__builtin_mul_overflow(ms, 1000, &us)) return std::numeric_limits<std::int64_t>::max();
+    return us;
+}
+
+// The double that write_schedule sends for `us`: the one nearest us / 10^6
+// that reads back (rounded up to the µs) as exactly `us`; where doubles are
+// too sparse for that (after about 2242), the nearest that reads back later.
+double seconds_double(std::int64_t us) noexcept {
+    const auto back = [](double d) { return detail::ceil_scaled(d, 6); };
+    double d = static_cast<double>(us) / 1e6;
+    if (back(d) > us) {
+        const double lower = std::nextafter(d, 0.0);
+        if (back(lower) >= us) d = lower;
+    }
+    for (int i = 0; i < 8 && back(d) < us; ++i) d = std::nextafter(d, HUGE_VAL);
+    return d;
 }
 
 }  // namespace
@@ -182,37 +140,57 @@ schedule_result read_schedule(const wire::basic_properties& props, wall_time arr
     const wire::field_table* headers = props.headers ? &*props.headers : nullptr;
     const wire::field_value* at = headers ? headers->find(perform_job_at_header) : nullptr;
     const wire::field_value* delay = headers ? headers->find(x_delay_header) : nullptr;
-    const wall_time base =
-        props.timestamp && *props.timestamp <= static_cast<std::uint64_t>(max_epoch_seconds)
-            ? wall_time(std::chrono::seconds(static_cast<std::int64_t>(*props.timestamp)))
-            : arrival;
-    schedule s{arrival + rules.default_delay, schedule_source::default_delay};
+    // The base of x-delay and expiration; a timestamp past the latest
+    // supported time is ignored.
+    const bool stamped = props.timestamp &&
+                         *props.timestamp <= static_cast<std::uint64_t>(detail::latest_micros() / us_per_second);
+    const wall_time base = stamped ? at_micros(static_cast<std::int64_t>(*props.timestamp) * us_per_second) : arrival;
+    const std::string from = stamped ? "timestamp " + text_of(base) : "arrival " + text_of(arrival);
+
+    reading read;
     if (at != nullptr || delay != nullptr) {
-        auto read = at != nullptr ? read_perform_job_at(*at) : read_x_delay(*delay, base);
-        if (auto* why = std::get_if<std::string>(&read)) return schedule_refusal{std::move(*why)};
-        s = {std::get<wall_time>(read), at != nullptr ? schedule_source::perform_job_at : schedule_source::x_delay};
+        auto r = at != nullptr ? read_perform_job_at(*at) : read_x_delay(*delay, base, from);
+        if (auto* why = std::get_if<std::string>(&r)) return schedule_refusal{std::move(*why)};
+        read = std::move(std::get<reading>(r));
+    } else {
+        std::int64_t us = 0;
+        const auto due = __builtin_mul_overflow(rules.default_delay.count(), 1000, &us)
+                             ? std::nullopt
+                             : after(arrival, us);
+        read.what = "default delay " + std::to_string(rules.default_delay.count()) + " ms";
+        if (!due)
+            return schedule_refusal{"invalid-schedule: the " + read.what +
+                                    " ends after the latest supported time, " + latest_text()};
+        read.due = *due;
     }
-    if (rules.max_delay && s.due - arrival > *rules.max_delay) {
-        const auto in = std::chrono::duration_cast<milliseconds>(s.due - arrival).count();
-        return schedule_refusal{"delay-exceeds-max: due in " + std::to_string(in) + " ms, max " +
-                                std::to_string(rules.max_delay->count()) + " ms"};
+    const schedule s{read.due, at != nullptr      ? schedule_source::perform_job_at
+                               : delay != nullptr ? schedule_source::x_delay
+                                                  : schedule_source::default_delay};
+
+    if (rules.max_delay) {
+        const std::int64_t in = ceil_ms_between(arrival, s.due);
+        if (in > rules.max_delay->count())
+            return schedule_refusal{"delay-exceeds-max: due in " + std::to_string(in) + " ms, max " +
+                                    std::to_string(rules.max_delay->count()) + " ms (" + read.what + ")"};
     }
+
     if (props.expiration) {
-        if (auto ttl = expiration_ms(*props.expiration)) {
-            const wall_time expires = base + milliseconds(*ttl);
-            if (expires < s.due)
-                return schedule_refusal{"expired-before-due: expiration " + *props.expiration +
-                                        " ms ends at " + epoch_text(expires) + ", before due " +
-                                        epoch_text(s.due)};
-        }
+        const auto ttl = expiration_us(*props.expiration);
+        const auto ends = ttl ? after(base, *ttl) : std::nullopt;  // none: never, as far as we can tell
+        if (ends && *ends < s.due)
+            return schedule_refusal{"expired-before-due: expires " + text_of(*ends) + " (expiration " +
+                                    detail::quoted(*props.expiration) + " ms from " + from +
+                                    "), before due " + text_of(s.due) + " (" + read.what + ")"};
     }
     return s;
 }
 
 void write_schedule(wire::basic_properties& props, wall_time due, wall_time now) {
     if (!props.headers) props.headers.emplace();
-    const auto us = std::chrono::duration_cast<microseconds>(due.time_since_epoch()).count();
-    props.headers->set(std::string(perform_job_at_header), static_cast<double>(us) / 1e6);
+    // Rounded up (never early); a time before 1970 is simply due at once.
+    const auto us = std::chrono::ceil<microseconds>(due.time_since_epoch()).count();
+    props.headers->erase(perform_job_at_header);
+    props.headers->set(std::string(perform_job_at_header), seconds_double(us < 0 ? 0 : us));
     props.headers->erase(x_delay_header);
     if (!props.timestamp) {
         const auto s = std::chrono::floor<std::chrono::seconds>(now.time_since_epoch()).count();
@@ -222,21 +200,27 @@ void write_schedule(wire::basic_properties& props, wall_time due, wall_time now)
 
 void strip_broker_death_headers(wire::basic_properties& props) {
     if (!props.headers) return;
-    auto& entries = props.headers->entries();
-    std::erase_if(entries, [](const wire::field_entry& e) {
-        return e.name == "x-death" || e.name.rfind("x-first-death-", 0) == 0 ||
-               e.name.rfind("x-last-death-", 0) == 0;
+    std::erase_if(props.headers->entries(), [](const wire::field_entry& e) {
+        const std::string_view n = e.name;
+        return n == "x-death" || n.starts_with("x-first-death-") || n.starts_with("x-last-death-");
     });
 }
 
 std::uint32_t read_attempt(const wire::basic_properties& props) noexcept {
-    if (!props.headers) return 1;
-    const auto* v = props.headers->find(attempt_header);
+    const wire::field_value* v = props.headers ? props.headers->find(attempt_header) : nullptr;
     if (v == nullptr) return 1;
-    const auto n = exact_seconds(*v);  // any integer width
-    if (!n || v->get_if<wire::timestamp_value>() || *n < 1 || *n > std::numeric_limits<std::uint32_t>::max())
-        return 1;
-    return static_cast<std::uint32_t>(*n);
+    return std::visit(
+        [](const auto& x) -> std::uint32_t {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+                if (std::cmp_less(x, 1) || std::cmp_greater(x, std::numeric_limits<std::uint32_t>::max()))
+                    return 1;
+                return static_cast<std::uint32_t>(x);
+            } else {
+                return 1;
+            }
+        },
+        v->value);
 }
 
 }  // namespace tarry::contract

@@ -66,12 +66,19 @@ using schedule_result = std::variant<schedule, schedule_refusal>;
 /// rules.max_delay, and a message whose `expiration` property (decimal ms,
 /// counted from `timestamp` when present, else from arrival) ends before it
 /// is due. Never throws on any input.
+/// Due times are rounded up to the microsecond (never early). "Past year
+/// 9999" also means past the end of wall_time when that comes first
+/// (2262-04-11 for a nanosecond system_clock).
 schedule_result read_schedule(const amqp::wire::basic_properties& props, wall_time arrival,
                               const schedule_rules& rules);
 
 /// Parses an RFC 3339 date-time ("2026-11-22T10:00:00Z",
 /// "2026-11-22t10:00:00.125+02:00"; a space for 'T' is accepted). Nothing
 /// on any malformed or out-of-range input. Never throws.
+/// Out of range: a field (month, day incl. leap years, hour 0-23, minute
+/// 0-59, second 0-60, offset up to ±23:59) or an instant wall_time cannot
+/// hold. Second 60 reads as the next minute's :00; fraction digits below
+/// the microsecond round up.
 std::optional<wall_time> parse_rfc3339(std::string_view text);
 
 /// Writes the schedule onto outgoing properties: perform_job_at as a double
