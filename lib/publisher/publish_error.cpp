@@ -17,7 +17,8 @@ public:
                 return "no queue took the message (basic.return): the exchange has no binding for "
                        "the routing key, or the queue does not exist";
             case publish_errc::invalid_schedule:
-                return "the due time is before 1970; nothing was sent";
+                return "the due time is before 1970, past the range of the clock, or not a "
+                       "number; nothing was sent";
         }
         return "unknown publish error " + std::to_string(c);
     }

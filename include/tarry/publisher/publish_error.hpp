@@ -9,7 +9,7 @@ namespace tarry {
 enum class publish_errc {
     delay_exceeds_max = 1,  ///< the schedule is further out than max_delay; nothing was sent
     unroutable,             ///< mandatory and no queue took it (basic.return)
-    invalid_schedule,       ///< a due time before 1970; nothing was sent
+    invalid_schedule,       ///< due before 1970 or past the clock's range, or a NaN delay; nothing was sent
 };
 
 const std::error_category& publish_category() noexcept;

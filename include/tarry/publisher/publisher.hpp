@@ -2,26 +2,37 @@
 // publisher confirms.
 //
 // Promises:
-// - A publish completes only when the broker has confirmed it (success), or
-//   with an error: publish_errc::delay_exceeds_max / invalid_schedule
-//   (nothing sent), publish_errc::unroutable (mandatory, and no queue took
-//   it), amqp::errc::publish_nacked, or the channel's / connection's error.
-//   Errors are std::error_code values in the completion signature (never
-//   exceptions), as with amqp::channel.
+// - A publish completes exactly once, and only when the broker has
+//   confirmed it (success), or with an error: publish_errc::delay_exceeds_max
+//   / invalid_schedule (nothing sent), publish_errc::unroutable (mandatory,
+//   and no queue took it), amqp::errc::publish_nacked (the broker refused
+//   it, e.g. a full queue with x-overflow reject-publish), or the channel's
+//   / connection's error (e.g. NOT_FOUND for a missing exchange,
+//   not_connected between reconnects). Errors are std::error_code values in
+//   the completion signature (never exceptions), as with amqp::channel.
 // - Every member may be called from any thread; the work is posted to the
-//   connection's I/O thread. Completion handlers run on their associated
-//   executor (by default: on the I/O thread; keep them short).
-// - The publisher opens its own confirm channel lazily and opens a new one
-//   after a channel close or a reconnect; publishes started meanwhile wait
-//   for it, in order.
+//   connection's executor through the publisher's own strand. Completion
+//   handlers run on their associated executor (by default that strand, on
+//   the connection's I/O thread: keep them short), never inside the
+//   starting call. Publishes from one thread go out in the order started.
+// - The publisher owns one confirm channel (confirm.select), opened on the
+//   first publish. When it closes (the broker closed it, e.g. after a
+//   publish to a missing exchange, or the connection was lost) its pending
+//   publishes fail with that error and the next publish opens a new one
+//   (not_connected while the connection is down). Publishes started while
+//   it opens wait for it: never more than one channel opens at a time.
 // - Returns: RabbitMQ sends the basic.return of an unroutable mandatory
 //   message before the basic.ack that confirms it, on the same channel. A
-//   return is matched to the earliest unconfirmed publish with the same
-//   exchange, routing key, message_id and body, and that publish then
-//   completes with unroutable. (Identical messages in flight at once are
-//   interchangeable for this purpose.)
-// The connection must outlive the publisher; the publisher may be destroyed
-// with publishes in flight (they still complete).
+//   return is matched to the earliest publish on that channel that is not
+//   yet confirmed nor matched to an earlier return and has the same
+//   exchange, routing key, message_id and body bytes (hashed); that publish
+//   then completes with unroutable when its ack arrives. Identical messages
+//   in flight at once are interchangeable for this purpose.
+// Ownership: the connection must outlive the publisher. The publisher may
+// be destroyed with publishes in flight: they still complete, and its
+// channel is closed once they have. (One that finds the channel closed
+// after the destruction fails with amqp::errc::channel_closed: no new
+// channel is opened then.)
 #pragma once
 
 #include "tarry/amqp/connection.hpp"
@@ -32,6 +43,7 @@
 #include <boost/asio/async_result.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -40,59 +52,80 @@
 namespace tarry {
 
 /// When a job should run: now, at a wall-clock time, or after a delay
-/// counted from the moment of publishing.
+/// counted from the moment async_publish is called. A plain value.
 class job_schedule {
 public:
-    static job_schedule now() { return job_schedule(kind::now, {}, {}); }
-    static job_schedule at(wall_time t) { return job_schedule(kind::at, t, {}); }
+    static job_schedule now() noexcept { return job_schedule(kind::now, {}, {}); }
+    static job_schedule at(wall_time t) noexcept { return job_schedule(kind::at, t, {}); }
+    /// Rounded up to the microsecond. A delay past ±1e18 µs (tens of
+    /// millennia) is held as that bound, so the publish fails with
+    /// invalid_schedule (or delay_exceeds_max under a max_delay); a NaN
+    /// delay fails with invalid_schedule.
     template <class Rep, class Period>
-    static job_schedule after(std::chrono::duration<Rep, Period> d) {
-        return job_schedule(kind::after, {}, std::chrono::ceil<std::chrono::microseconds>(d));
+    static job_schedule after(std::chrono::duration<Rep, Period> d) noexcept {
+        using us = std::chrono::microseconds;
+        constexpr us bound(1'000'000'000'000'000'000);
+        const std::chrono::duration<long double, std::micro> wide = d;
+        if (std::isnan(wide.count())) return job_schedule(kind::invalid, {}, {});
+        if (wide >= bound) return job_schedule(kind::after, {}, bound);
+        if (wide <= -bound) return job_schedule(kind::after, {}, -bound);
+        return job_schedule(kind::after, {}, std::chrono::ceil<us>(d));
     }
-    /// The due time for a publish happening at `now`.
+
+    /// The due time of a publish happening at `now`; saturates at
+    /// wall_time::min() / max() instead of overflowing.
     wall_time due(wall_time now) const noexcept;
+    /// False only for a schedule that can never be published (NaN delay).
+    bool valid() const noexcept { return kind_ != kind::invalid; }
 
 private:
-    enum class kind { now, at, after };
-    job_schedule(kind k, wall_time t, std::chrono::microseconds d) : kind_(k), at_(t), after_(d) {}
+    enum class kind { now, at, after, invalid };
+    job_schedule(kind k, wall_time t, std::chrono::microseconds d) noexcept : kind_(k), at_(t), after_(d) {}
     kind kind_;
     wall_time at_;
     std::chrono::microseconds after_;
 };
 
 struct publisher_options {
-    /// A schedule further out than this fails with delay_exceeds_max and
-    /// nothing is sent. Nothing (default) = no limit.
+    /// A schedule further out than this (due - now) fails with
+    /// delay_exceeds_max and nothing is sent. Nothing (default) = no limit.
     std::optional<std::chrono::milliseconds> max_delay;
     /// Ask the broker to return what no queue takes (default true): the
-    /// publish then fails with unroutable.
+    /// publish then fails with unroutable. False: such a message is dropped
+    /// by the broker and the publish succeeds.
     bool mandatory = true;
-    /// delivery_mode 2 (persistent) unless the message sets it (default true).
+    /// async_publish sets delivery_mode 2 (persistent) unless the message
+    /// sets it (default true).
     bool persistent = true;
 };
 
-/// Counters since construction. A snapshot.
+/// Counters since construction. A snapshot; each counter is read on its
+/// own (they may be a few publishes apart).
 struct publisher_stats {
-    std::uint64_t published = 0;   ///< handed to a channel
-    std::uint64_t confirmed = 0;   ///< completed with success
-    std::uint64_t returned = 0;    ///< completed with unroutable
-    std::uint64_t failed = 0;      ///< completed with any other error (nacks included)
+    std::uint64_t published = 0;  ///< handed to a channel
+    std::uint64_t confirmed = 0;  ///< completed with success
+    std::uint64_t nacked = 0;     ///< completed with amqp::errc::publish_nacked
+    std::uint64_t returned = 0;   ///< completed with unroutable
+    std::uint64_t failed = 0;     ///< completed with any other error (refused ones included)
 };
 
 class publisher {
 public:
     using handler = boost::asio::any_completion_handler<void(std::error_code)>;
 
-    /// Publishes over `conn`, which must outlive this object.
+    /// Publishes over `conn`, which must outlive this object. Opens nothing
+    /// yet.
     explicit publisher(amqp::connection& conn, publisher_options options = {});
     ~publisher();
     publisher(const publisher&) = delete;
     publisher& operator=(const publisher&) = delete;
 
     /// Sets perform_job_at (a double, epoch seconds) and timestamp per
-    /// `when` (see contract::write_schedule), a random message_id when
-    /// none is set and delivery_mode per the options, then publishes →
-    /// void(std::error_code).
+    /// `when` (see contract::write_schedule), a fresh random message_id
+    /// (32 hex digits) when none is set and delivery_mode per the options,
+    /// then publishes with confirms → void(std::error_code).
+    /// Refused before sending: delay_exceeds_max (above max_delay),
+    /// invalid_schedule (due before 1970 or beyond the clock's range).
     template <class Token>
     auto async_publish(std::string exchange, std::string routing_key, amqp::message msg,
                        job_schedule when, Token&& token) {
@@ -103,9 +136,10 @@ public:
             token, std::move(exchange), std::move(routing_key), std::move(msg), when);
     }
 
-    /// Publishes `msg` exactly as given (no schedule, id or mode added), with
-    /// confirms and return matching → void(std::error_code). For copies that
-    /// replace a delivery (parked, retried, dead-lettered).
+    /// Publishes `msg` exactly as given (no schedule, id or delivery mode
+    /// added), with confirms and the same return matching →
+    /// void(std::error_code). For copies that replace a delivery (parked,
+    /// retried, dead-lettered).
     template <class Token>
     auto async_publish_as_is(std::string exchange, std::string routing_key, amqp::message msg,
                              Token&& token) {
@@ -116,11 +150,17 @@ public:
             token, std::move(exchange), std::move(routing_key), std::move(msg));
     }
 
-    publisher_stats stats() const;
-
-    struct state;
+    /// Thread-safe.
+    publisher_stats stats() const noexcept;
+    /// The latest failure: its code and one line a person can act on (the
+    /// broker's words when it closed the channel, e.g. "404 NOT_FOUND - no
+    /// exchange 'x' in vhost '/'", the exchange and routing key of a
+    /// returned message, the numbers of a refused schedule). Empty code
+    /// until a publish fails. Thread-safe; a snapshot.
+    amqp::diagnostics last_error() const;
 
 private:
+    struct state;
     void publish_(std::string exchange, std::string routing_key, amqp::message msg,
                   const job_schedule* when, handler h);
 

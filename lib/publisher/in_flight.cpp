@@ -1,0 +1,54 @@
+// Unconfirmed publishes and return matching (see in_flight.hpp).
+#include "in_flight.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <string_view>
+
+namespace tarry::detail {
+
+namespace {
+
+// What a basic.return is matched by: exchange, routing key, message_id and
+// body, hashed together.
+std::size_t fingerprint(std::string_view exchange, std::string_view routing_key, const amqp::message& m) {
+    const std::hash<std::string_view> h;
+    std::size_t f = h(exchange);
+    const auto mix = [&f](std::size_t v) { f ^= v + 0x9e3779b97f4a7c15ULL + (f << 6) + (f >> 2); };
+    mix(h(routing_key));
+    mix(m.properties.message_id ? h(*m.properties.message_id) + 1 : 0);  // unset ≠ ""
+    mix(h(m.body_view()));
+    return f;
+}
+
+}  // namespace
+
+std::uint64_t in_flight::add(std::uint64_t channel, std::string_view exchange, std::string_view routing_key,
+                             const amqp::message& msg) {
+    const std::uint64_t id = ++next_id_;
+    entries_.push_back({id, channel, fingerprint(exchange, routing_key, msg), false});
+    return id;
+}
+
+bool in_flight::match_return(std::uint64_t channel, std::string_view exchange, std::string_view routing_key,
+                             const amqp::message& msg) {
+    const std::size_t f = fingerprint(exchange, routing_key, msg);
+    for (auto& e : entries_) {
+        if (e.channel == channel && e.fingerprint == f && !e.returned) {
+            e.returned = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool in_flight::land(std::uint64_t id) {
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
+                                     [](const entry& e, std::uint64_t v) { return e.id < v; });
+    if (it == entries_.end() || it->id != id) return false;
+    const bool returned = it->returned;
+    entries_.erase(it);
+    return returned;
+}
+
+}  // namespace tarry::detail

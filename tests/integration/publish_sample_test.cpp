@@ -1,0 +1,118 @@
+// The `publish` sample as a child process against the real broker: what it
+// prints and writes when the job is confirmed, exit 1 with the reason when
+// the queue does not exist, exit 2 with the usage on bad arguments.
+#include "amqp_client.hpp"
+#include "process.hpp"
+
+#include <cmath>
+#include <regex>
+
+using namespace amqp_it;
+
+namespace {
+
+std::string publish_path() { return tarry_test::env("TARRY_BUILD_ROOT").value_or(".") + "/samples/publish"; }
+
+tarry_test::process_result run_publish(std::vector<std::string> args) {
+    args.insert(args.begin(), publish_path());
+    return tarry_test::run_process(args, 30s);
+}
+
+std::int64_t now_micros() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+/// "1767225600.250000" → microseconds.
+std::int64_t micros_of_text(const std::string& s) {
+    const auto dot = s.find('.');
+    return std::stoll(s.substr(0, dot)) * 1000000 + std::stoll(s.substr(dot + 1));
+}
+
+std::int64_t written_due(const amqp::message& m) {
+    REQUIRE(m.properties.headers);
+    const auto* v = m.properties.headers->find("perform_job_at");
+    REQUIRE(v);
+    REQUIRE(v->get_if<double>());
+    return std::llround(*v->get_if<double>() * 1e6);
+}
+
+}  // namespace
+
+TEST_CASE("publish sample: a confirmed job prints its id, due time and queue and exits 0") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto ch = c.open_channel();
+    const auto q = unique_name("pub-sample");
+    value_of(ch.async_declare_queue(queue_opts(q, false, true), use_future));
+    const std::regex printed("published (\\S+) due ([0-9]+\\.[0-9]{6}) to (\\S+)\n");
+
+    const auto before = now_micros();
+    auto r = run_publish({"--url", url, "--queue", q, "--id", "job-1", "--delay-ms", "1500", "--body", "hi"});
+    const auto after = now_micros();
+    REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
+    std::smatch m;
+    REQUIRE_MESSAGE(std::regex_match(r.out, m, printed), r.out);
+    CHECK(m[1] == "job-1");
+    CHECK(m[3] == q);
+    const auto due = micros_of_text(m[2]);
+    CHECK(due >= before + 1'500'000);
+    CHECK(due <= after + 1'500'000);
+    auto got = value_of(ch.async_get(q, true, use_future));
+    REQUIRE(got);
+    CHECK(got->item.msg.properties.message_id == std::optional<std::string>("job-1"));
+    CHECK(got->item.msg.properties.delivery_mode == std::optional<std::uint8_t>(2));
+    CHECK(got->item.msg.body_view() == "hi");
+    CHECK(std::llabs(written_due(got->item.msg) - due) <= 1);  // printed = written
+
+    r = run_publish({"--url", url, "--queue", q, "--id", "job-2", "--at", "1767225600.25"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
+    CHECK(r.out == "published job-2 due 1767225600.250000 to " + q + "\n");
+    got = value_of(ch.async_get(q, true, use_future));
+    REQUIRE(got);
+    CHECK(written_due(got->item.msg) == 1767225600250000);
+    CHECK(got->item.msg.body.empty());
+}
+
+TEST_CASE("publish sample: a queue that does not exist: exit 1, and it says so") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("pub-sample-missing");
+    const auto r = run_publish({"--url", url, "--queue", q, "--id", "lost", "--delay-ms", "10"});
+    CHECK_FALSE(r.timed_out);
+    CHECK_MESSAGE(r.exit_code == 1, r.out << r.err);
+    CHECK_MESSAGE(r.err.find("queue '" + q + "' does not exist or is not bound") != std::string::npos, r.err);
+    CHECK(r.out.empty());
+}
+
+TEST_CASE("publish sample: bad arguments exit 2 with the usage, before connecting") {
+    // Nothing listens on port 9: a run that got as far as connecting would exit 1.
+    const std::vector<std::string> base{"--url", "amqp://guest:guest@127.0.0.1:9/%2F", "--queue", "q",
+                                        "--id", "x"};
+    const std::vector<std::vector<std::string>> cases{
+        {},                                            // neither --delay-ms nor --at
+        {"--delay-ms", "1", "--at", "1767225600"},     // both
+        {"--delay-ms", "soon"},                        // not a number
+        {"--delay-ms", "-5"},                          // negative
+        {"--delay-ms", "99999999999999999999999"},     // too far out
+        {"--at", "-1"},                                // before 1970
+        {"--at", "nan"},                               // not a number
+        {"--at", "1e12"},                              // past the clock
+        {"--delay-ms", "1", "--colour", "red"},        // unknown option
+        {"--delay-ms"},                                // no value
+    };
+    for (const auto& extra : cases) {
+        auto args = base;
+        args.insert(args.end(), extra.begin(), extra.end());
+        std::string line;
+        for (const auto& a : extra) line += " " + a;
+        CAPTURE(line);
+        const auto r = run_publish(args);
+        CHECK_MESSAGE(r.exit_code == 2, r.out << r.err);
+        CHECK_MESSAGE(r.err.find("usage: publish") != std::string::npos, r.err);
+        CHECK(r.out.empty());
+    }
+    const auto r = run_publish({"--url", "http://x", "--queue", "q", "--id", "x", "--delay-ms", "1"});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.err.find("bad --url") != std::string::npos, r.err);
+}

@@ -1,0 +1,556 @@
+// The samples as processes against the real broker: `echo_worker`
+// (JSON-lines events, signals, retries) fed by `publish` and
+// `replay_dead_letters`. A worker
+// killed with SIGKILL loses nothing (its held jobs run in the next worker);
+// SIGTERM gives held jobs back and lets a running job finish; bad options
+// are refused at start. Workers are signalled and killed by their pid only.
+#include "consumer_fixture.hpp"
+#include "json_line.hpp"
+#include "private_broker.hpp"
+#include "process.hpp"
+
+#include <csignal>
+#include <functional>
+#include <regex>
+#include <set>
+
+using namespace consumer_it;
+using tarry_test::child_process;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+std::string build_root() { return tarry_test::env("TARRY_BUILD_ROOT").value_or("."); }
+std::string echo_worker_path() { return build_root() + "/samples/echo_worker"; }
+std::string publish_path() { return build_root() + "/samples/publish"; }
+
+/// A URL nothing listens on, for runs that must stop before connecting.
+const char* const nowhere_url = "amqp://guest:guest@127.0.0.1:9/%2F";
+
+std::int64_t micros(sys::time_point t) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+/// Microseconds since the epoch of a due time written as perform_job_at
+/// (a double of epoch seconds): the nearest microsecond.
+std::int64_t micros_of_double(double epoch_s) { return std::llround(epoch_s * 1e6); }
+
+/// One line of a worker's stdout.
+struct worker_event {
+    std::string raw;
+    json_line::fields f;  ///< empty when the line is not a flat JSON object
+
+    std::string what() const { return field("event"); }
+    std::string id() const { return field("id"); }
+    std::string field(const std::string& name) const {
+        auto it = f.find(name);
+        return it == f.end() ? std::string() : it->second;
+    }
+    /// An epoch-seconds member in microseconds (-1 when absent or malformed).
+    std::int64_t micros_of(const std::string& name) const {
+        auto it = f.find(name);
+        if (it == f.end()) return -1;
+        return json_line::epoch_micros(it->second).value_or(-1);
+    }
+    std::int64_t due() const { return micros_of("due"); }
+    std::int64_t at() const { return micros_of("at"); }
+};
+
+/// An echo_worker child and everything it printed so far.
+class worker_process {
+public:
+    worker_process(const std::string& url, const std::string& queue, std::vector<std::string> extra = {})
+        : p_(argv(url, queue, std::move(extra))) {}
+
+    /// Reads stdout until pred() holds, the output ends, or `t` passes;
+    /// whether pred() holds.
+    bool read_until(const std::function<bool()>& pred, std::chrono::milliseconds t) {
+        const auto deadline = steady::now() + t;
+        while (!pred()) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
+            if (left.count() <= 0) return false;
+            auto line = p_.read_line(left);
+            if (!line) return pred();  // timed out, or the output ended
+            take(std::move(*line));
+        }
+        return true;
+    }
+    bool wait_ready(std::chrono::milliseconds t = 30s) {
+        return read_until([&] { return count("ready") > 0; }, t);
+    }
+    /// Waits until `n` events of kind `what` were printed.
+    bool wait_count(const std::string& what, std::size_t n, std::chrono::milliseconds t) {
+        return read_until([&] { return count(what) >= n; }, t);
+    }
+    /// After the worker exited: reads whatever it printed last.
+    void read_rest(std::chrono::milliseconds t = 5s) {
+        read_until([] { return false; }, t);
+    }
+
+    std::size_t count(const std::string& what) const {
+        return static_cast<std::size_t>(std::count_if(events_.begin(), events_.end(),
+                                                      [&](const worker_event& e) { return e.what() == what; }));
+    }
+    std::vector<worker_event> of(const std::string& what) const {
+        std::vector<worker_event> out;
+        for (const auto& e : events_)
+            if (e.what() == what) out.push_back(e);
+        return out;
+    }
+    /// Index of the first event of kind `what` (for `id` when not empty) in
+    /// print order, or -1.
+    long index_of(const std::string& what, const std::string& id = "") const {
+        for (std::size_t i = 0; i < events_.size(); ++i)
+            if (events_[i].what() == what && (id.empty() || events_[i].id() == id)) return static_cast<long>(i);
+        return -1;
+    }
+    const std::vector<worker_event>& events() const { return events_; }
+
+    /// The last lines printed and stderr so far, for failure messages.
+    std::string transcript() {
+        std::string s = "--- stdout (last lines) ---\n";
+        const std::size_t from = events_.size() > 40 ? events_.size() - 40 : 0;
+        for (std::size_t i = from; i < events_.size(); ++i) s += events_[i].raw + "\n";
+        return s + "--- stderr ---\n" + p_.err_text();
+    }
+
+    void signal(int sig) { p_.signal(sig); }
+    std::optional<int> wait_exit(std::chrono::milliseconds t) { return p_.wait_exit(t); }
+    pid_t pid() const { return p_.pid(); }
+
+private:
+    static std::vector<std::string> argv(const std::string& url, const std::string& queue,
+                                         std::vector<std::string> extra) {
+        std::vector<std::string> a{echo_worker_path(), "--url", url, "--queue", queue};
+        a.insert(a.end(), extra.begin(), extra.end());
+        return a;
+    }
+    void take(std::string line) {
+        worker_event e;
+        e.f = json_line::parse(line).value_or(json_line::fields{});
+        e.raw = std::move(line);
+        events_.push_back(std::move(e));
+    }
+
+    child_process p_;
+    std::vector<worker_event> events_;
+};
+
+/// Deletes a worker's queues (work, dead-letter, wait) when the test ends,
+/// passed or failed. Never fails the test itself: no assertions here.
+struct queue_guard {
+    std::string url;
+    tarry::subscription_options o;
+
+    queue_guard(std::string u, const std::string& queue) : url(std::move(u)) { o.queue = queue; }
+    queue_guard(const queue_guard&) = delete;
+    queue_guard& operator=(const queue_guard&) = delete;
+    ~queue_guard() {
+        try {
+            delete_all();
+        } catch (...) {
+        }
+    }
+
+private:
+    void delete_all() {
+        auto parsed = amqp::parse_url(url);
+        if (parsed.error) return;
+        tarry_test::io_thread io;
+        amqp::connection conn(io.executor(), parsed.config);
+        auto connected = conn.async_connect(use_future);
+        if (connected.wait_for(10s) != std::future_status::ready || connected.get()) return;
+        auto opened = conn.async_open_channel(use_future);
+        if (opened.wait_for(10s) == std::future_status::ready) {
+            auto [ec, ch] = opened.get();
+            if (!ec) {
+                std::vector<std::string> names{o.queue, o.dead_letter_queue_name()};
+                for (auto ttl = o.effective_min_park_ttl(); ttl <= o.hold_horizon || names.size() == 2; ttl *= 2)
+                    names.push_back(o.queue + ".wait." + std::to_string(ttl.count()));
+                for (const auto& n : names) ch.async_delete_queue(n, {}, use_future).wait_for(10s);
+            }
+        }
+        conn.async_close(use_future).wait_for(10s);
+    }
+};
+
+/// Ready messages in `q` (passive queue.declare).
+std::uint32_t ready_count(const amqp::channel& ch, const std::string& q) {
+    return value_of(ch.async_declare_queue(passive_queue(q), use_future)).message_count;
+}
+
+/// Polls `q` until it holds `n` ready messages (at most `t`); the last count.
+std::uint32_t wait_ready_count(const amqp::channel& ch, const std::string& q, std::uint32_t n,
+                               std::chrono::milliseconds t) {
+    const auto deadline = steady::now() + t;
+    for (;;) {
+        const auto c = ready_count(ch, q);
+        if (c == n || steady::now() >= deadline) return c;
+        std::this_thread::sleep_for(50ms);
+    }
+}
+
+/// Ready messages in `q`, counted on a connection of its own (opened and
+/// closed here).
+std::uint32_t ready_count(const std::string& url, const std::string& q) {
+    connected_client c(url);
+    return ready_count(c.open_channel(), q);
+}
+
+/// Publishes jobs `prefix-000`... due at `dues` (perform_job_at, a double),
+/// each confirmed; the due of each id in microseconds.
+std::map<std::string, std::int64_t> publish_jobs(const amqp::channel& ch, const std::string& q,
+                                                 const std::string& prefix,
+                                                 const std::vector<sys::time_point>& dues) {
+    std::map<std::string, std::int64_t> out;
+    for (std::size_t i = 0; i < dues.size(); ++i) {
+        char id[64];
+        std::snprintf(id, sizeof id, "%s-%03zu", prefix.c_str(), i);
+        const double at = epoch(dues[i]);
+        publish_raw(ch, q, id, {{"perform_job_at", at}});
+        out[id] = micros_of_double(at);
+    }
+    return out;
+}
+
+/// Checks a worker's run events against the jobs published: each id ran
+/// exactly once, with the due it was given, never before it.
+void check_runs(const worker_process& w, const std::map<std::string, std::int64_t>& jobs) {
+    std::map<std::string, int> runs;
+    for (const auto& e : w.of("run")) {
+        ++runs[e.id()];
+        auto it = jobs.find(e.id());
+        if (it == jobs.end()) {
+            FAIL_CHECK("unexpected job ran: " << e.raw);
+            continue;
+        }
+        CHECK_MESSAGE(std::llabs(e.due() - it->second) <= 1, "due differs from the one published: " << e.raw);
+        CHECK_MESSAGE(e.at() >= e.due(), "ran early: " << e.raw);
+        CHECK_MESSAGE(e.at() >= it->second, "ran before its published due: " << e.raw);
+    }
+    for (const auto& [id, due] : jobs) CHECK_MESSAGE(runs[id] == 1, id << " ran " << runs[id] << " times");
+}
+
+double max_lateness_ms(const worker_process& w) {
+    double worst = 0;
+    for (const auto& e : w.of("run")) worst = std::max(worst, static_cast<double>(e.at() - e.due()) / 1000.0);
+    return worst;
+}
+
+}  // namespace
+
+// (The publish sample's own output and exit codes: publish_sample_test.cpp.)
+
+// ---- echo_worker ----
+
+TEST_CASE("echo_worker: jobs published out of order by the publish sample run in due order, never early") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("proc-e2e");
+    queue_guard guard(url, q);
+    worker_process w(url, q, {"--workers", "2"});
+    REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    const auto ready = w.of("ready");
+    CHECK(ready.front().field("queue") == q);
+
+    // Delays 1 s apart, published out of order.
+    const std::vector<int> delays_ms{3500, 1500, 5500, 2500, 4500};
+    struct published {
+        std::string id;
+        std::int64_t earliest;  ///< publish start + delay: the due cannot be earlier
+        std::int64_t printed;   ///< the due the sample printed
+    };
+    std::vector<published> jobs;
+    const std::regex printed("published (\\S+) due ([0-9]+\\.[0-9]{6}) to (\\S+)\n");
+    for (std::size_t i = 0; i < delays_ms.size(); ++i) {
+        const std::string id = "e2e-" + std::to_string(delays_ms[i]);
+        const auto before = micros(sys::now());
+        auto r = tarry_test::run_process({publish_path(), "--url", url, "--queue", q, "--id", id, "--delay-ms",
+                                          std::to_string(delays_ms[i])},
+                                         30s);
+        REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
+        std::smatch m;
+        REQUIRE_MESSAGE(std::regex_match(r.out, m, printed), r.out);
+        jobs.push_back({id, before + delays_ms[i] * 1000, *json_line::epoch_micros(m[2].str())});
+    }
+
+    REQUIRE_MESSAGE(w.wait_count("succeeded", jobs.size(), 30s), w.transcript());
+    const auto runs = w.of("run");
+    REQUIRE_MESSAGE(runs.size() == jobs.size(), w.transcript());
+
+    std::map<std::string, const published*> by_id;
+    for (const auto& j : jobs) by_id[j.id] = &j;
+    std::set<std::string> seen;
+    for (const auto& e : runs) {
+        CAPTURE(e.raw);
+        REQUIRE(by_id.count(e.id()) == 1);
+        const auto& j = *by_id[e.id()];
+        seen.insert(e.id());
+        CHECK(e.field("attempt") == "1");
+        CHECK(e.at() >= e.due());        // never early
+        CHECK(e.at() >= j.earliest);     // not before publish time + delay
+        CHECK(e.due() >= j.earliest);
+        // The job's own due, as the sample reported it (a publish is quick).
+        CHECK(std::llabs(e.due() - j.printed) < 500'000);
+    }
+    CHECK(seen.size() == jobs.size());
+
+    // Printed in due order: the order of the delays.
+    auto by_due = jobs;
+    std::sort(by_due.begin(), by_due.end(),
+              [](const published& a, const published& b) { return a.earliest < b.earliest; });
+    std::vector<std::string> expected, actual;
+    for (const auto& j : by_due) expected.push_back(j.id);
+    for (const auto& e : runs) actual.push_back(e.id());
+    CHECK(actual == expected);
+    for (std::size_t i = 1; i < runs.size(); ++i) CHECK(runs[i - 1].due() <= runs[i].due());
+    MESSAGE("worst lateness " << max_lateness_ms(w) << " ms");
+
+    w.signal(SIGTERM);
+    CHECK_MESSAGE(w.wait_exit(30s) == 0, w.transcript());
+}
+
+TEST_CASE("echo_worker: SIGKILL while holding 100 jobs loses none; the next worker runs all, none early") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("proc-kill");
+    queue_guard guard(url, q);
+    auto w1 = std::make_unique<worker_process>(url, q);
+    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
+
+    connected_client c(url);
+    auto ch = confirm_channel(c);
+    const auto t0 = sys::now();
+    std::vector<sys::time_point> dues;
+    for (int i = 0; i < 100; ++i) dues.push_back(t0 + 4s + i * 20ms);  // 4 s to 6 s ahead
+    const auto jobs = publish_jobs(ch, q, "kill", dues);
+
+    // All delivered to worker 1 (none ready in the queue: all unacked).
+    auto probe = c.open_channel();
+    REQUIRE(wait_ready_count(probe, q, 0, 10s) == 0);
+    std::this_thread::sleep_for(300ms);  // settle: let worker 1 take them in
+    REQUIRE_MESSAGE(sys::now() < t0 + 3500ms, "setup too slow: jobs would fall due before the kill");
+
+    w1->signal(SIGKILL);
+    REQUIRE(w1->wait_exit(10s) == 128 + SIGKILL);
+    w1->read_rest();
+    CHECK_MESSAGE(w1->count("run") == 0, w1->transcript());
+    w1.reset();
+
+    worker_process w2(url, q);
+    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
+    REQUIRE_MESSAGE(w2.wait_count("succeeded", 100, 30s), w2.transcript());
+    w2.read_until([] { return false; }, 500ms);  // anything more (a duplicate) would show here
+    CHECK(w2.count("run") == 100);
+    check_runs(w2, jobs);
+    MESSAGE("worst lateness " << max_lateness_ms(w2) << " ms");
+
+    w2.signal(SIGTERM);
+    REQUIRE_MESSAGE(w2.wait_exit(30s) == 0, w2.transcript());
+    CHECK(ready_count(url, q) == 0);
+}
+
+TEST_CASE("echo_worker: SIGTERM gives held jobs back (requeued), exits 0; a new worker runs them on time") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("proc-term");
+    queue_guard guard(url, q);
+    auto w1 = std::make_unique<worker_process>(url, q, std::vector<std::string>{"--shutdown-grace-ms", "5000"});
+    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
+
+    std::map<std::string, std::int64_t> jobs;
+    sys::time_point t0;
+    {
+        connected_client c(url);
+        auto ch = confirm_channel(c);
+        t0 = sys::now();
+        std::vector<sys::time_point> dues;
+        for (int i = 0; i < 20; ++i) dues.push_back(t0 + 5s + i * 10ms);
+        jobs = publish_jobs(ch, q, "term", dues);
+        auto probe = c.open_channel();
+        REQUIRE(wait_ready_count(probe, q, 0, 10s) == 0);
+    }
+    std::this_thread::sleep_for(300ms);  // settle: let the worker take them in
+
+    const auto stop_start = steady::now();
+    w1->signal(SIGTERM);
+    const auto code = w1->wait_exit(15s);  // grace 5 s, nothing running: quick
+    const auto stop_took = steady::now() - stop_start;
+    REQUIRE_MESSAGE(code.has_value(), "no exit 15 s after SIGTERM\n" << w1->transcript());
+    CHECK_MESSAGE(*code == 0, w1->transcript());
+    CHECK(stop_took < 6s);
+    w1->read_rest();
+    CHECK_MESSAGE(w1->count("run") == 0, w1->transcript());
+    CHECK_MESSAGE(w1->count("requeued") == 20, w1->transcript());
+    std::set<std::string> requeued;
+    for (const auto& e : w1->of("requeued")) requeued.insert(e.id());
+    CHECK(requeued.size() == 20);
+    for (const auto& [id, due] : jobs) CHECK_MESSAGE(requeued.count(id) == 1, id << " not requeued");
+    CHECK(w1->index_of("stopped") > w1->index_of("requeued"));
+    w1.reset();
+
+    // The worker's connection is closed: the 20 are ready in the queue.
+    {
+        connected_client c(url);
+        auto probe = c.open_channel();
+        CHECK(wait_ready_count(probe, q, 20, 5s) == 20);
+    }
+    REQUIRE_MESSAGE(sys::now() < t0 + 4500ms, "too slow: the jobs fall due before the restart");
+
+    worker_process w2(url, q);
+    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
+    REQUIRE_MESSAGE(w2.wait_count("succeeded", 20, 30s), w2.transcript());
+    w2.read_until([] { return false; }, 300ms);
+    CHECK(w2.count("run") == 20);
+    check_runs(w2, jobs);
+    // On time: held by the new worker before they fell due.
+    const double worst = max_lateness_ms(w2);
+    MESSAGE("worst lateness " << worst << " ms");
+    CHECK(worst < 2000);
+
+    w2.signal(SIGTERM);
+    REQUIRE_MESSAGE(w2.wait_exit(30s) == 0, w2.transcript());
+}
+
+TEST_CASE("echo_worker: SIGTERM during a running job lets it finish, then exits 0 with the queue empty") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("proc-running");
+    queue_guard guard(url, q);
+    worker_process w(url, q, {"--shutdown-grace-ms", "10000"});
+    REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    {
+        connected_client c(url);
+        auto ch = confirm_channel(c);
+        publish_raw(ch, q, "slow-1",
+                    {{"perform_job_at", epoch(sys::now())}, {"x-echo-sleep-ms", std::int32_t{1500}}});
+    }
+    REQUIRE_MESSAGE(w.read_until([&] { return w.index_of("run", "slow-1") >= 0; }, 15s), w.transcript());
+    const auto term_at = steady::now();
+    w.signal(SIGTERM);
+    const auto code = w.wait_exit(20s);
+    const auto took = steady::now() - term_at;
+    REQUIRE_MESSAGE(code.has_value(), "no exit 20 s after SIGTERM\n" << w.transcript());
+    CHECK_MESSAGE(*code == 0, w.transcript());
+    w.read_rest();
+    const long succeeded = w.index_of("succeeded", "slow-1");
+    const long stopped = w.index_of("stopped");
+    CHECK_MESSAGE(succeeded >= 0, w.transcript());
+    CHECK_MESSAGE(stopped > succeeded, w.transcript());
+    CHECK_MESSAGE(w.count("requeued") == 0, w.transcript());
+    CHECK_MESSAGE(w.count("run") == 1, w.transcript());
+    // It waited for the job (1.5 s from its start, most of it after the signal).
+    CHECK(took > 500ms);
+    CHECK(ready_count(url, q) == 0);
+}
+
+TEST_CASE("echo_worker: a hold horizon at or above the consumer timeout exits 1 naming consumer_timeout") {
+    // Refused before connecting; a broker, when there is one, sees nothing.
+    const std::string url = tarry_test::amqp_url().value_or(nowhere_url);
+    const auto q = unique_name("proc-horizon");
+    auto r = tarry_test::run_process({echo_worker_path(), "--url", url, "--queue", q, "--consumer-timeout-ms",
+                                      "5000", "--hold-horizon-ms", "5000"},
+                                     30s);
+    CHECK_FALSE(r.timed_out);
+    CHECK_MESSAGE(r.exit_code == 1, r.out << r.err);
+    CHECK_MESSAGE(r.err.find("consumer_timeout") != std::string::npos, r.err);
+    CHECK_MESSAGE(r.out.find("ready") == std::string::npos, r.out);
+    if (tarry_test::amqp_url()) {
+        connected_client c(url);
+        auto ch = c.open_channel();
+        // Nothing was declared: a passive declare of the queue fails.
+        auto [ec, info] = wait(ch.async_declare_queue(passive_queue(q), use_future));
+        CHECK_MESSAGE(ec, "the queue exists: " << info.message_count);
+    }
+}
+
+// ---- retries ----
+
+TEST_CASE("echo_worker: a job failing twice prints retry events with growing delays, then runs; "
+          "one out of attempts is dead-lettered; replay brings it back") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("proc-retry");
+    queue_guard guard(url, q);
+    worker_process w(url, q, {"--retry-base-ms", "300", "--max-attempts", "3"});
+    REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    connected_client c(url);
+    auto ch = confirm_channel(c);
+    publish_raw(ch, q, "flaky", {{"x-echo-fail", std::int32_t{2}}});
+    publish_raw(ch, q, "doomed", {{"x-echo-fail", std::int32_t{3}}});
+    REQUIRE_MESSAGE(w.read_until([&] { return w.count("succeeded") >= 1 && w.count("dead") >= 1; }, 20s),
+                    w.transcript());
+    // flaky: attempts 1, 2 fail; retries due 300 ms, then 600 ms after each failure.
+    std::vector<worker_event> runs, retries;
+    for (const auto& e : w.of("run"))
+        if (e.id() == "flaky") runs.push_back(e);
+    for (const auto& e : w.of("retry"))
+        if (e.id() == "flaky") retries.push_back(e);
+    REQUIRE(runs.size() == 3);
+    REQUIRE(retries.size() == 2);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(runs[i].field("attempt") == std::to_string(i + 1));
+        CHECK(runs[i].at() >= runs[i].due());
+    }
+    CHECK(retries[0].micros_of("next_due") == runs[1].due());
+    CHECK(retries[1].micros_of("next_due") == runs[2].due());
+    CHECK(runs[1].due() - runs[0].at() >= 300000);
+    CHECK(runs[2].due() - runs[1].at() >= 600000);
+    // doomed: three attempts, then the dead-letter queue.
+    const auto dead = w.of("dead");
+    REQUIRE(dead.size() == 1);
+    CHECK(dead[0].id() == "doomed");
+    CHECK(dead[0].field("reason").rfind("attempts-exhausted: x-echo-fail: attempt 3 of 3 fails", 0) == 0);
+    // Replayed (attempts start again at 1), it fails on 1..3 again and comes back dead:
+    // proof it ran again from attempt 1.
+    const auto replay = tarry_test::run_process(
+        {build_root() + "/samples/replay_dead_letters", "--url", url, "--queue", q}, 30s);
+    CHECK_MESSAGE(replay.exit_code == 0, replay.err);
+    CHECK(replay.out.find("moved 1, left 0") != std::string::npos);
+    REQUIRE_MESSAGE(w.wait_count("dead", 2, 20s), w.transcript());
+    std::size_t doomed_runs = 0;
+    for (const auto& e : w.of("run"))
+        if (e.id() == "doomed") ++doomed_runs;
+    CHECK(doomed_runs == 6);
+    w.signal(SIGTERM);
+    REQUIRE_MESSAGE(w.wait_exit(30s) == 0, w.transcript());
+}
+
+TEST_CASE("echo_worker: killed while its retry copy is in flight, the job runs again in the next worker; "
+          "nothing lost") {
+    // A private broker, so that its memory alarm (which stops it reading from
+    // publishing connections) holds the retry copy back without touching
+    // other tests.
+    tarry_test::private_broker broker;
+    const auto& url = broker.url();
+    const auto q = unique_name("proc-retry-kill");
+    auto w1 = std::make_unique<worker_process>(url, q, std::vector<std::string>{"--retry-base-ms", "200"});
+    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
+    {
+        connected_client c(url);
+        auto ch = confirm_channel(c);
+        publish_raw(ch, q, "victim", {{"x-echo-fail", std::int32_t{1}}, {"x-echo-sleep-ms", std::int32_t{1500}}});
+    }
+    REQUIRE_MESSAGE(w1->wait_count("run", 1, 10s), w1->transcript());
+    // While attempt 1 sleeps, the broker stops taking publishes: the retry
+    // copy will wait unconfirmed, the original unacknowledged.
+    const auto alarm = broker.ctl({"set_vm_memory_high_watermark", "0.000001"});
+    REQUIRE_MESSAGE(alarm.exit_code == 0, alarm.err);
+    std::this_thread::sleep_for(2500ms);  // the handler has failed; the copy is stuck
+    w1->read_rest(200ms);
+    CHECK_MESSAGE(w1->count("retry") == 0, w1->transcript());  // never confirmed
+    w1->signal(SIGKILL);
+    REQUIRE(w1->wait_exit(10s) == 128 + SIGKILL);
+    w1.reset();
+    const auto clear = broker.ctl({"set_vm_memory_high_watermark", "0.4"});
+    REQUIRE_MESSAGE(clear.exit_code == 0, clear.err);
+
+    worker_process w2(url, q, {"--retry-base-ms", "200"});
+    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
+    REQUIRE_MESSAGE(w2.wait_count("succeeded", 1, 30s), w2.transcript());
+    for (const auto& e : w2.of("run")) {
+        CHECK(e.id() == "victim");
+        CHECK(e.at() >= e.due());
+    }
+    CHECK(w2.count("run") >= 1);  // at least once more; a duplicate is allowed, a loss is not
+    w2.read_until([] { return false; }, 1s);
+    w2.signal(SIGTERM);
+    REQUIRE_MESSAGE(w2.wait_exit(30s) == 0, w2.transcript());
+    CHECK(ready_count(url, q) == 0);
+    CHECK(ready_count(url, q + ".dead") == 0);
+}
