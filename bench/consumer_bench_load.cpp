@@ -1,0 +1,290 @@
+// The consumer's load scenarios, against a real broker:
+// - T: 20 000 jobs due now (no schedule header), published before the
+//   consumer starts, no-op handler: jobs/s from the first handler start to
+//   the last success, beside a raw consume-and-ack loop on tarry's AMQP
+//   client and beside pika (bench/pika_consume.py), same queue size, same
+//   prefetch; five interleaved rounds, medians.
+// - M: resident memory per held job: 100 000 jobs with 100-byte bodies held
+//   (due 5–10 min ahead), RSS before and after, minus the bodies; and the
+//   same for a bare delay_queue of items shaped like the consumer's held job.
+#include "consumer_bench_support.hpp"
+
+#include "tarry/amqp/wire/properties.hpp"
+#include "tarry/schedule/delay_queue.hpp"
+
+#include <boost/asio/use_future.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <random>
+
+#include <malloc.h>
+
+namespace cbench {
+
+using boost::asio::use_future;
+
+namespace {
+
+constexpr std::size_t throughput_jobs = 20000;
+
+void prepublish(endpoint& admin, const std::string& queue, std::size_t n) {
+    confirmed_publisher pub(admin);
+    for (std::size_t i = 0; i < n; ++i) pub.publish(queue, job_message("T" + std::to_string(i), std::nullopt));
+}
+
+/// jobs/s of the consumer, first run event to last succeeded event.
+double tarry_round(const context& cx, endpoint& admin, tarry::consumer_stats& st) {
+    const std::size_t n = throughput_jobs;
+    const auto opts = options_for(fresh_queue_name("throughput"));
+    declare_work_queue(admin, opts.queue);
+    prepublish(admin, opts.queue, n);
+    std::atomic<std::int64_t> first{std::numeric_limits<std::int64_t>::max()};
+    std::atomic<std::size_t> done{0};
+    std::atomic<std::int64_t> last{0};
+    std::promise<void> all;
+    tarry::consumer_hooks hooks;
+    hooks.on_event = [&](const tarry::job_event& e) {
+        const std::int64_t at = e.at.time_since_epoch().count();
+        if (e.what == tarry::job_event::kind::run) {
+            auto seen = first.load();
+            while (at < seen && !first.compare_exchange_weak(seen, at)) {
+            }
+        } else if (e.what == tarry::job_event::kind::succeeded) {
+            auto seen = last.load();
+            while (at > seen && !last.compare_exchange_weak(seen, at)) {
+            }
+            if (++done == n) all.set_value();
+        }
+    };
+    bool finished = false;
+    {
+        tarry::consumer c(cx.config, opts, [](const tarry::job&) { return tarry::job_outcome::success(); },
+                          hooks);
+        c.start();
+        finished = all.get_future().wait_for(120s) == std::future_status::ready;
+        st = c.stats();
+        c.stop();
+    }
+    delete_queues(admin, opts);
+    if (!finished) die("throughput: the consumer did not finish 20000 jobs in 120 s");
+    return static_cast<double>(n) / std::chrono::duration<double>(sys::duration(last - first)).count();
+}
+
+/// jobs/s of a bare consume-and-ack loop on tarry's AMQP client.
+double raw_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
+    const std::size_t n = throughput_jobs;
+    const auto opts = options_for(fresh_queue_name("throughput-raw"));
+    declare_work_queue(admin, opts.queue);
+    prepublish(admin, opts.queue, n);
+    endpoint e(cx.config);
+    amqp::qos_options qos;
+    qos.prefetch_count = prefetch;
+    check(e.ch.async_qos(qos, use_future).get(), "qos");
+    std::size_t got = 0;
+    steady::time_point first, last;
+    std::promise<void> all;
+    amqp::consumer_handlers h;
+    auto ch = e.ch;
+    h.on_delivery = [&, ch](amqp::delivery d) {
+        if (got == 0) first = steady::now();
+        ch.async_ack(d.delivery_tag, false, [](std::error_code) {});
+        if (++got == n) {
+            last = steady::now();
+            all.set_value();
+        }
+    };
+    amqp::consume_options o;
+    o.queue = opts.queue;
+    auto [ec, tag] = e.ch.async_consume(o, h, use_future).get();
+    check(ec, "consume");
+    if (all.get_future().wait_for(120s) != std::future_status::ready) die("raw consume did not finish in 120 s");
+    e.ch.async_cancel(tag, use_future).wait_for(10s);
+    delete_queues(admin, opts);
+    return static_cast<double>(n) / std::chrono::duration<double>(last - first).count();
+}
+
+/// jobs/s of pika's basic_consume with manual acks (bench/pika_consume.py).
+double pika_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
+    const std::size_t n = throughput_jobs;
+    const auto opts = options_for(fresh_queue_name("throughput-pika"));
+    declare_work_queue(admin, opts.queue);
+    prepublish(admin, opts.queue, n);
+    const auto out = run_command("/usr/bin/python3 '" + cx.source_root + "/bench/pika_consume.py' '" + cx.url +
+                                 "' '" + opts.queue + "' " + std::to_string(n) + " " + std::to_string(prefetch));
+    delete_queues(admin, opts);
+    const auto at = out.find("\"consume_ack_per_s\": ");
+    if (at == std::string::npos) die("pika_consume.py printed: " + out);
+    return std::atof(out.c_str() + at + 21);
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+void scenario_throughput(const context& cx) {
+    constexpr int rounds = 5;
+    endpoint admin(cx.config);
+    const std::uint16_t prefetch = options_for("x").effective_prefetch();
+    std::vector<double> tarry_rates, raw_rates, pika_rates;
+    tarry::consumer_stats st;
+    for (int r = 0; r < rounds; ++r) {
+        tarry_rates.push_back(tarry_round(cx, admin, st));
+        raw_rates.push_back(raw_round(cx, admin, prefetch));
+        pika_rates.push_back(pika_round(cx, admin, prefetch));
+    }
+    const auto all = [](const std::vector<double>& v) {
+        std::string s;
+        for (double x : v) s += (s.empty() ? "" : " · ") + std::to_string(static_cast<long>(x));
+        return s;
+    };
+    const double t = median(tarry_rates), w = median(raw_rates), p = median(pika_rates);
+    std::printf("\n### T: throughput\n\n%zu jobs due now (no schedule header), published before consuming, "
+                "no-op handler, prefetch %u for all three, 4 workers; first delivery (first handler start for "
+                "tarry) to last ack (last success for tarry); %d interleaved rounds.\n\n",
+                throughput_jobs, prefetch, rounds);
+    std::printf("| consumer | jobs/s (median) | rounds | vs raw |\n|---|---:|---|---:|\n");
+    std::vector<double> ratios;
+    for (int r = 0; r < rounds; ++r) ratios.push_back(tarry_rates[r] / raw_rates[r]);
+    std::sort(ratios.begin(), ratios.end());
+    std::printf("| tarry consumer | %.0f | %s | **%.2f** (rounds %.2f-%.2f) |\n", t, all(tarry_rates).c_str(), t / w,
+                ratios.front(), ratios.back());
+    std::printf("| raw consume + ack, tarry AMQP client | %.0f | %s | 1.00 |\n", w, all(raw_rates).c_str());
+    std::printf("| pika 1.2 basic_consume + basic_ack | %.0f | %s | %.2f |\n", p, all(pika_rates).c_str(), p / w);
+    std::printf("\nlast tarry round: received %llu, fast path %llu, succeeded %llu\n",
+                static_cast<unsigned long long>(st.received), static_cast<unsigned long long>(st.fast_path),
+                static_cast<unsigned long long>(st.succeeded));
+    std::printf("target: tarry >= 0.9 x raw: %s (%.2f)\n", verdict(t >= 0.9 * w), t / w);
+}
+
+namespace {
+
+/// The members of the consumer's held job (lib/consumer/consumer_impl.hpp:
+/// held_job with its packed_message), for the delay_queue-alone figure.
+struct held_like {
+    std::uint64_t generation = 0;
+    std::uint64_t delivery_tag = 0;
+    bool redelivered = false;
+    std::uint32_t attempt = 1;
+    sys::time_point due{};
+    std::unique_ptr<std::uint8_t[]> packed;  // encoded properties + body
+    std::uint32_t properties_size = 0;
+    std::uint64_t body_size = 0;
+};
+
+std::size_t encoded_properties_size(const amqp::message& m) {
+    std::vector<std::uint8_t> out;
+    amqp::wire::byte_writer w(out);
+    amqp::wire::encode_properties(w, m.properties);
+    return out.size();
+}
+
+}  // namespace
+
+void scenario_memory(const context& cx) {
+    constexpr std::size_t n = 100000;
+    std::mt19937_64 rng(20261122 + 2);
+    std::uniform_int_distribution<long> within_ms(5 * 60 * 1000, 10 * 60 * 1000);
+    std::vector<std::chrono::milliseconds> ahead(n);
+    for (auto& a : ahead) a = std::chrono::milliseconds(within_ms(rng));
+
+    // The delay queue alone, items shaped like held jobs.
+    double queue_per_job = 0;
+    std::size_t props_total = 0;
+    {
+        const auto now = to_micros(sys::now());
+        std::vector<std::size_t> props(n);
+        for (std::size_t i = 0; i < n; ++i)
+            props[i] = encoded_properties_size(job_message("M" + std::to_string(i), now + ahead[i]));
+        props_total = std::accumulate(props.begin(), props.end(), std::size_t{0});
+        ::malloc_trim(0);
+        const long before = rss_bytes();
+        {
+            tarry::delay_queue<held_like> q;
+            for (std::size_t i = 0; i < n; ++i) {
+                held_like h;
+                h.delivery_tag = i + 1;
+                const sys::time_point due = now + ahead[i];
+                h.due = due;
+                h.properties_size = static_cast<std::uint32_t>(props[i]);
+                h.body_size = body_bytes;
+                h.packed = std::make_unique_for_overwrite<std::uint8_t[]>(props[i] + body_bytes);
+                std::fill_n(h.packed.get(), props[i] + body_bytes, std::uint8_t{1});
+                q.push(std::move(h), due, props[i] + body_bytes + 128);
+            }
+            queue_per_job = static_cast<double>(rss_bytes() - before) / n - static_cast<double>(body_bytes);
+        }
+        ::malloc_trim(0);
+    }
+
+    // The consumer.
+    endpoint admin(cx.config);
+    auto opts = options_for(fresh_queue_name("memory"));
+    opts.max_held = 200000;
+    opts.max_held_bytes = std::size_t{1} << 30;
+    opts.prefetch = 0;
+    declare_work_queue(admin, opts.queue);
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    long before = 0, after = 0;
+    double publish_s = 0, held_s = 0, stop_s = 0;
+    tarry::consumer_stats st;
+    bool all_held = false;
+    {
+        tarry::consumer c(cx.config, opts, [](const tarry::job&) { return tarry::job_outcome::success(); });
+        c.start();
+        confirmed_publisher pub(admin);
+        ::malloc_trim(0);
+        before = rss_bytes();
+        const auto now = to_micros(sys::now());
+        const auto p0 = steady::now();
+        for (auto i : order) pub.publish(opts.queue, job_message("M" + std::to_string(i), now + ahead[i]));
+        pub.wait_all();
+        publish_s = seconds_since(p0);
+        const auto deadline = steady::now() + 120s;
+        while (steady::now() < deadline) {
+            st = c.stats();
+            if (st.held >= n) {
+                all_held = true;
+                break;
+            }
+            std::this_thread::sleep_for(20ms);
+        }
+        after = rss_bytes();
+        held_s = seconds_since(p0);
+        const auto s0 = steady::now();
+        c.stop();
+        stop_s = seconds_since(s0);
+    }
+    const auto d0 = steady::now();
+    delete_queues(admin, opts);
+    const double delete_s = seconds_since(d0);
+    const double per_job = static_cast<double>(after - before) / n - static_cast<double>(body_bytes);
+    std::printf("\n### M: memory per held job\n\n%zu jobs with %zu-byte bodies due 5-10 min ahead (random "
+                "order), max_held 200000, max_held_bytes 1 GiB, prefetch 0 (derived: above 65535, so no "
+                "limit); RSS from /proc/self/statm. Encoded properties (message_id + perform_job_at): %.1f "
+                "bytes a job on average.\n\n",
+                n, body_bytes, static_cast<double>(props_total) / n);
+    std::printf("| what | held | RSS growth | per job beyond the body | target <= 200 B |\n|---|---:|---:|---:|---|\n");
+    std::printf("| tarry consumer | %zu%s | %.1f MiB | %.1f B | %s |\n", st.held, all_held ? "" : " (TIMED OUT)",
+                static_cast<double>(after - before) / (1 << 20), per_job, verdict(all_held && per_job <= 200));
+    std::printf("| delay_queue alone, held-job-shaped items | %zu | %.1f MiB | %.1f B | |\n", n,
+                (queue_per_job + body_bytes) * n / (1 << 20), queue_per_job);
+    std::printf("\npublish + confirm %.1f s; all held %.1f s after publishing began; stop() (gives the held jobs "
+                "back) %.1f s; deleting the queues afterwards %.1f s\n", publish_s, held_s, stop_s, delete_s);
+    std::printf("consumer stats: held %zu, held_bytes %zu (%.1f a job), received %llu, parked %llu\n", st.held,
+                st.held_bytes, st.held ? static_cast<double>(st.held_bytes) / static_cast<double>(st.held) : 0.0,
+                static_cast<unsigned long long>(st.received), static_cast<unsigned long long>(st.parked));
+}
+
+}  // namespace cbench

@@ -1,0 +1,194 @@
+// A minimal SVG plot writer (see svg_plot.hpp).
+#include "svg_plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <set>
+
+namespace svg {
+
+namespace {
+
+constexpr double width = 760, height = 440;
+constexpr double left = 70, right = 20, top = 56, bottom = 52;
+
+std::string escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '&') out += "&amp;";
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else out += c;
+    }
+    return out;
+}
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+}
+
+std::string tick_label(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+/// An axis mapped onto [0, 1]: the range in the scale's own units.
+struct scale {
+    bool log = false;
+    double lo = 0, hi = 1;
+    double unit(double v) const {
+        const double t = log ? std::log10(std::max(v, std::pow(10.0, lo))) : v;
+        return std::clamp((t - lo) / (hi - lo), 0.0, 1.0);
+    }
+    std::vector<double> ticks() const {
+        std::vector<double> out;
+        if (log) {
+            for (double d = std::ceil(lo - 1e-9); d <= hi + 1e-9; d += 1) out.push_back(std::pow(10.0, d));
+            return out;
+        }
+        const double raw = (hi - lo) / 6;
+        const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+        double step = mag;
+        for (double m : {1.0, 2.0, 5.0, 10.0})
+            if (raw <= m * mag) {
+                step = m * mag;
+                break;
+            }
+        for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step)
+            out.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+        return out;
+    }
+};
+
+scale make_scale(const axis& a, const std::vector<double>& values) {
+    scale s;
+    s.log = a.log;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (double v : values) {
+        if (a.log && v <= 0) continue;
+        const double t = a.log ? std::log10(v) : v;
+        lo = std::min(lo, t);
+        hi = std::max(hi, t);
+    }
+    if (!std::isfinite(lo)) lo = 0, hi = 1;
+    if (a.log) {
+        lo = std::floor(lo);
+        hi = std::ceil(hi);
+    } else {
+        const double pad = (hi - lo) * 0.03;
+        lo -= pad;
+        hi += pad;
+    }
+    if (a.lo) lo = a.log ? std::log10(*a.lo) : *a.lo;
+    if (a.hi) hi = a.log ? std::log10(*a.hi) : *a.hi;
+    if (hi <= lo) hi = lo + 1;
+    s.lo = lo;
+    s.hi = hi;
+    return s;
+}
+
+}  // namespace
+
+bool write(const std::string& path, const figure& f) {
+    std::vector<double> xs, ys;
+    for (const auto& s : f.data)
+        for (const auto& [x, y] : s.points) {
+            xs.push_back(x);
+            ys.push_back(y);
+        }
+    const scale sx = make_scale(f.x, xs), sy = make_scale(f.y, ys);
+    const double w = width - left - right, h = height - top - bottom;
+    const auto px = [&](double v) { return left + sx.unit(v) * w; };
+    const auto py = [&](double v) { return top + h - sy.unit(v) * h; };
+
+    std::ofstream out(path);
+    if (!out) return false;
+    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+        << "\" viewBox=\"0 0 " << width << ' ' << height
+        << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        << "<text x=\"" << left << "\" y=\"20\" font-size=\"15\">" << escape(f.title) << "</text>\n"
+        << "<text x=\"" << left << "\" y=\"38\" fill=\"#555\">" << escape(f.note) << "</text>\n";
+    // Grid, ticks and labels.
+    out << "<g stroke=\"#ddd\">\n";
+    for (double t : sx.ticks())
+        out << "<line x1=\"" << num(px(t)) << "\" y1=\"" << top << "\" x2=\"" << num(px(t))
+            << "\" y2=\"" << top + h << "\"/>\n";
+    for (double t : sy.ticks())
+        out << "<line x1=\"" << left << "\" y1=\"" << num(py(t)) << "\" x2=\"" << left + w
+            << "\" y2=\"" << num(py(t)) << "\"/>\n";
+    out << "</g>\n<g fill=\"#333\">\n";
+    for (double t : sx.ticks())
+        out << "<text x=\"" << num(px(t)) << "\" y=\"" << top + h + 16
+            << "\" text-anchor=\"middle\">" << tick_label(t) << "</text>\n";
+    for (double t : sy.ticks())
+        out << "<text x=\"" << left - 6 << "\" y=\"" << num(py(t) + 4)
+            << "\" text-anchor=\"end\">" << tick_label(t) << "</text>\n";
+    out << "<text x=\"" << left + w / 2 << "\" y=\"" << height - 12
+        << "\" text-anchor=\"middle\">" << escape(f.x.label) << "</text>\n"
+        << "<text transform=\"translate(16 " << top + h / 2
+        << ") rotate(-90)\" text-anchor=\"middle\">" << escape(f.y.label) << "</text>\n</g>\n"
+        << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << w << "\" height=\"" << h
+        << "\" fill=\"none\" stroke=\"#888\"/>\n";
+    // Data.
+    for (const auto& s : f.data) {
+        if (s.line) {
+            out << "<polyline fill=\"none\" stroke=\"" << s.color << "\" stroke-width=\"1.6\" points=\"";
+            for (const auto& [x, y] : s.points) out << num(px(x)) << ',' << num(py(y)) << ' ';
+            out << "\"/>\n";
+        } else {
+            // Dots as zero-length round-capped strokes: a few bytes a point.
+            out << "<path stroke=\"" << s.color
+                << "\" stroke-opacity=\"0.65\" stroke-width=\"3.6\" stroke-linecap=\"round\" d=\"";
+            std::size_t k = 0;
+            for (const auto& [x, y] : s.points)
+                out << 'M' << num(px(x)) << ' ' << num(py(y)) << "h0" << (++k % 8 ? ' ' : '\n');
+            out << "\"/>\n";
+        }
+    }
+    // Legend.
+    double ly = top + 16;
+    for (const auto& s : f.data) {
+        out << "<rect x=\"" << left + 10 << "\" y=\"" << ly - 9 << "\" width=\"10\" height=\"10\" fill=\""
+            << s.color << "\"/><text x=\"" << left + 26 << "\" y=\"" << ly << "\">" << escape(s.label)
+            << "</text>\n";
+        ly += 16;
+    }
+    out << "</svg>\n";
+    return static_cast<bool>(out);
+}
+
+std::vector<point> thin(const std::vector<point>& points, std::size_t max_points, std::size_t keep_top) {
+    if (points.size() <= max_points) return points;
+    std::vector<std::size_t> by_y(points.size());
+    for (std::size_t i = 0; i < by_y.size(); ++i) by_y[i] = i;
+    std::sort(by_y.begin(), by_y.end(),
+              [&](std::size_t a, std::size_t b) { return points[a].second > points[b].second; });
+    std::set<std::size_t> keep(by_y.begin(), by_y.begin() + static_cast<long>(std::min(keep_top, by_y.size())));
+    const std::size_t stride = (points.size() + max_points - 1) / max_points;
+    for (std::size_t i = 0; i < points.size(); i += stride) keep.insert(i);
+    std::vector<point> out;
+    for (std::size_t i : keep) out.push_back(points[i]);
+    return out;
+}
+
+std::vector<point> cdf(std::vector<double> values, std::size_t steps) {
+    std::vector<point> out;
+    if (values.empty()) return out;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    const std::size_t tail = n - std::min(n, std::max<std::size_t>(1, n / 50));
+    const std::size_t stride = std::max<std::size_t>(1, n / std::max<std::size_t>(steps, 1));
+    for (std::size_t i = 0; i < n; ++i)
+        if (i % stride == 0 || i >= tail)
+            out.emplace_back(values[i], static_cast<double>(i + 1) / static_cast<double>(n));
+    return out;
+}
+
+}  // namespace svg
