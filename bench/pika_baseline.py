@@ -12,17 +12,12 @@ prefetch 1000 and one basic_ack per message.
 import json
 import sys
 import time
-import urllib.parse
 import uuid
 
 import pika
 
 url, n, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-u = urllib.parse.urlparse(url)
-params = pika.ConnectionParameters(
-    host=u.hostname, port=u.port,
-    credentials=pika.PlainCredentials(u.username or "guest", u.password or "guest"))
-conn = pika.BlockingConnection(params)
+conn = pika.BlockingConnection(pika.URLParameters(url))
 ch = conn.channel()
 q = "tarry-bench-pika-" + uuid.uuid4().hex
 ch.queue_declare(q, exclusive=True)

@@ -11,16 +11,11 @@ for tarry. Prints one JSON line: {"consume_ack_per_s": ...}.
 import json
 import sys
 import time
-import urllib.parse
 
 import pika
 
 url, queue, n, prefetch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-u = urllib.parse.urlparse(url)
-params = pika.ConnectionParameters(
-    host=u.hostname, port=u.port,
-    credentials=pika.PlainCredentials(u.username or "guest", u.password or "guest"))
-conn = pika.BlockingConnection(params)
+conn = pika.BlockingConnection(pika.URLParameters(url))
 ch = conn.channel()
 ch.basic_qos(prefetch_count=prefetch)
 got = 0
