@@ -11,43 +11,6 @@ using namespace amqp_it;
 
 namespace {
 
-amqp::basic_properties all_properties() {
-    amqp::basic_properties p;
-    p.content_type = "application/json";
-    p.content_encoding = "identity";
-    p.headers = amqp::field_table{
-        {"bool", true},
-        {"int8", std::int8_t{-8}},
-        {"uint8", std::uint8_t{200}},
-        {"int16", std::int16_t{-1600}},
-        {"uint16", std::uint16_t{60000}},
-        {"int32", std::int32_t{-320000}},
-        {"uint32", std::uint32_t{4000000000u}},
-        {"int64", std::int64_t{-6400000000000}},
-        {"float", 1.5f},
-        {"double", 2.25},
-        {"decimal", amqp::decimal_value{2, 12345}},
-        {"string", std::string("text \xc3\xa9")},
-        {"timestamp", amqp::timestamp_value{1700000000}},
-        {"array", amqp::field_array{std::int32_t{1}, std::string("two"), true}},
-        {"table", amqp::field_table{{"inner", std::int64_t{7}}}},
-        {"bytes", amqp::byte_array{{0, 1, 2, 0xff}}},
-        {"void", amqp::void_value{}},
-    };
-    p.delivery_mode = 2;
-    p.priority = 5;
-    p.correlation_id = "corr-1";
-    p.reply_to = "reply.queue";
-    p.expiration = "600000";
-    p.message_id = "msg-1";
-    p.timestamp = 1700000001;
-    p.type = "job";
-    p.user_id = "guest";
-    p.app_id = "tarry-tests";
-    p.cluster_id = "cluster-a";
-    return p;
-}
-
 std::vector<std::uint8_t> pattern(std::size_t n) {
     std::vector<std::uint8_t> b(n);
     for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>((i * 131) ^ (i >> 8));

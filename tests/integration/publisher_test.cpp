@@ -338,33 +338,10 @@ TEST_CASE("async_publish_as_is keeps every property and the body byte for byte")
     connected_client c(url);
     tarry::publisher pub(c.conn);
     const auto q = declare_queue(c);
-    amqp::basic_properties p;
-    p.content_type = "application/json";
-    p.content_encoding = "identity";
-    p.headers = amqp::field_table{
-        {"perform_job_at", 1767225600.25},
-        {"x-tarry-attempt", std::int32_t{3}},
-        {"int64", std::int64_t{-6400000000000}},
-        {"float", 1.5f},
-        {"decimal", amqp::decimal_value{2, 12345}},
-        {"string", std::string("text \xc3\xa9")},
-        {"timestamp", amqp::timestamp_value{1700000000}},
-        {"array", amqp::field_array{std::int32_t{1}, std::string("two"), true}},
-        {"table", amqp::field_table{{"inner", std::int64_t{7}}}},
-        {"bytes", amqp::byte_array{{0, 1, 2, 0xff}}},
-        {"void", amqp::void_value{}},
-    };
+    amqp::basic_properties p = all_properties();
+    p.headers->set("perform_job_at", 1767225600.25);
+    p.headers->set("x-tarry-attempt", std::int32_t{3});
     p.delivery_mode = 1;
-    p.priority = 5;
-    p.correlation_id = "corr-1";
-    p.reply_to = "reply.queue";
-    p.expiration = "600000";
-    p.message_id = "msg-1";
-    p.timestamp = 1700000001;
-    p.type = "job";
-    p.user_id = "guest";
-    p.app_id = "tarry-tests";
-    p.cluster_id = "cluster-a";
     const amqp::message sent(p, {0, 1, 2, 0xfe, 0xff, 'x'});
     ok(pub.async_publish_as_is("", q, sent, use_future));
     const auto got = get_one(c, q);
