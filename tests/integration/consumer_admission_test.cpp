@@ -171,3 +171,31 @@ TEST_CASE("broker consumer_timeout 5 s: a job due in 20 s runs on time and no ch
     CHECK(rc.worker.stats().channel_losses == 0);
     CHECK(rc.log.count(kind::dropped) == 0);
 }
+
+TEST_CASE("with a dead-letter exchange set, dead letters go there, routed by the work queue's name") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto setup = c.open_channel();
+    const auto x = unique_name("dlx");
+    const auto sink = unique_name("dlx-sink");
+    ok(setup.async_declare_exchange(exchange_opts(x, "direct"), use_future));
+    value_of(setup.async_declare_queue(queue_opts(sink, false, true), use_future));
+    auto o = options_for(unique_name("dlx-work"));
+    ok(setup.async_bind_queue(sink, x, o.queue, {}, use_future));
+    o.dead_letter_exchange = x;
+    running_consumer rc(url, o);
+    auto ch = confirm_channel(c);
+    publish_raw(ch, o.queue, "bad", {{"perform_job_at", "never"}});
+    REQUIRE(rc.log.wait_count(kind::dead, 1, 10s));
+    rc.worker.stop();
+    auto got = value_of(setup.async_get(sink, true, use_future));
+    REQUIRE(got);
+    CHECK(got->item.exchange == x);
+    CHECK(got->item.routing_key == o.queue);
+    CHECK(reason_of(got->item.msg).rfind("invalid-schedule: ", 0) == 0);
+    // No <queue>.dead was declared.
+    auto probe = c.open_channel();
+    auto [ec, info] = wait(probe.async_declare_queue(passive_queue(o.dead_letter_queue_name()), use_future));
+    CHECK(ec == amqp::reply_code::not_found);
+    cleanup(c, o);
+}
