@@ -1,6 +1,7 @@
 // read_schedule: every accepted encoding to the exact microsecond, every
 // refusal and its reason, precedence, the default delay, the max_delay and
 // expiration boundaries, the timestamp base, and no throw on random values.
+#include "contract_test_support.hpp"
 #include "tarry/contract/schedule_headers.hpp"
 
 #include <doctest/doctest.h>
@@ -24,16 +25,9 @@ const wall_time arrival = wall_time(1767225600s);
 constexpr double quiet_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf = std::numeric_limits<double>::infinity();
 
-wire::basic_properties with(std::string name, wire::field_value v) {
-    wire::basic_properties p;
-    p.headers = wire::field_table{};
-    p.headers->set(std::move(name), std::move(v));
-    return p;
-}
-
-std::int64_t micros(wall_time t) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
+using contract_test::arrival;
+using contract_test::micros;
+using contract_test::with;
 
 // The schedule read, or a failed check showing the reason.
 std::optional<contract::schedule> accepted(const wire::basic_properties& p, contract::schedule_rules r = {}) {

@@ -1,5 +1,6 @@
 // What tarry writes: write_schedule (and its exact round trip through
 // read_schedule), strip_broker_death_headers, and reading x-tarry-attempt.
+#include "contract_test_support.hpp"
 #include "tarry/contract/schedule_headers.hpp"
 
 #include <doctest/doctest.h>
@@ -15,18 +16,10 @@ using tarry::wall_time;
 
 namespace {
 
-const wall_time arrival = wall_time(1767225600s);  // 2026-01-01T00:00:00Z
 
-wire::basic_properties with(std::string name, wire::field_value v) {
-    wire::basic_properties p;
-    p.headers = wire::field_table{};
-    p.headers->set(std::move(name), std::move(v));
-    return p;
-}
-
-std::int64_t micros(wall_time t) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
+using contract_test::arrival;
+using contract_test::micros;
+using contract_test::with;
 
 wall_time at_us(std::int64_t us) { return wall_time(std::chrono::microseconds(us)); }
 
