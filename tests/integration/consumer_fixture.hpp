@@ -7,6 +7,7 @@
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/consumer/consumer.hpp"
+#include "tarry/parking/wait_ladder.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -117,13 +118,20 @@ inline amqp::channel confirm_channel(connected_client& c) {
     return ch;
 }
 
+/// The work queue and every queue the consumer declares beside it
+/// (dead-letter queue, the parking ladder's wait queues).
+inline std::vector<std::string> queue_names(const tarry::subscription_options& o) {
+    std::vector<std::string> names{o.queue, o.dead_letter_queue_name()};
+    const tarry::parking::wait_ladder ladder(o.queue, o.effective_min_park_ttl(), o.hold_horizon);
+    for (const auto& w : ladder.queues()) names.push_back(w.name);
+    return names;
+}
+
 /// Deletes the work queue and the consumer's satellites (dead-letter and
 /// wait queues).
 inline void cleanup(connected_client& c, const tarry::subscription_options& o) {
     auto ch = c.open_channel();
-    std::vector<std::string> names{o.queue, o.dead_letter_queue_name()};
-    for (auto ttl = o.effective_min_park_ttl(); ttl <= o.hold_horizon || names.size() == 2; ttl *= 2)
-        names.push_back(o.queue + ".wait." + std::to_string(ttl.count()));
+    auto names = queue_names(o);
     for (const auto& n : names) ch.async_delete_queue(n, {}, use_future).wait_for(10s);
 }
 

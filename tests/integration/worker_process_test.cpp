@@ -164,9 +164,7 @@ private:
         if (opened.wait_for(10s) == std::future_status::ready) {
             auto [ec, ch] = opened.get();
             if (!ec) {
-                std::vector<std::string> names{o.queue, o.dead_letter_queue_name()};
-                for (auto ttl = o.effective_min_park_ttl(); ttl <= o.hold_horizon || names.size() == 2; ttl *= 2)
-                    names.push_back(o.queue + ".wait." + std::to_string(ttl.count()));
+                auto names = queue_names(o);
                 for (const auto& n : names) ch.async_delete_queue(n, {}, use_future).wait_for(10s);
             }
         }
