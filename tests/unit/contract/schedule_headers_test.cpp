@@ -21,7 +21,6 @@ using tarry::wall_time;
 namespace {
 
 constexpr std::int64_t arrival_us = 1767225600000000;  // 2026-01-01T00:00:00Z
-const wall_time arrival = wall_time(1767225600s);
 constexpr double quiet_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf = std::numeric_limits<double>::infinity();
 
