@@ -10,11 +10,13 @@ namespace {
 std::size_t cost_of(const detail::held_job& j) noexcept { return j.msg.size() + 128; }
 }  // namespace
 
-void consumer::impl::admit(std::uint64_t gen, amqp::delivery d) {
+void consumer::impl::admit(std::size_t lane, std::uint32_t gen, amqp::delivery d) {
     ++counters_.received;
     const wall_time now = std::chrono::system_clock::now();
     job j;
+    j.lane = static_cast<std::uint16_t>(lane);
     j.generation = gen;
+    if (current(j)) ++lanes_[lane].unsettled;
     j.delivery_tag = d.delivery_tag;
     j.redelivered = d.redelivered;
     j.attempt = contract::read_attempt(d.msg.properties);

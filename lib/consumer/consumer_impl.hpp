@@ -1,11 +1,12 @@
 // The scheduling consumer's machinery (see tarry/consumer/consumer.hpp).
 //
 // Threads: the I/O thread runs io_ and owns everything AMQP - the
-// connection, the consuming channel, admission (delivery → hold, fast path,
-// park or dead-letter) and settlement (ack, nack, republish-then-ack).
-// Worker threads only pop due jobs, run the handler and post the outcome
-// back to the I/O thread. `generation_` names the consuming channel's
-// incarnation: a job from an earlier one is neither run nor acknowledged.
+// connection, the consuming channels (lanes), admission (delivery → hold,
+// fast path, park or dead-letter) and settlement (ack, nack,
+// republish-then-ack). Worker threads only pop due jobs, run the handler and
+// post the outcome back to the I/O thread. Each lane's `generation` names
+// its channel's incarnation: a job from an earlier one is neither run nor
+// acknowledged.
 #pragma once
 
 #include "packed_message.hpp"
@@ -33,12 +34,22 @@ namespace tarry {
 namespace detail {
 /// A delivery held by the consumer until it is due.
 struct held_job {
-    std::uint64_t generation = 0;  ///< consuming channel incarnation it came from
     std::uint64_t delivery_tag = 0;
-    bool redelivered = false;
-    std::uint32_t attempt = 1;
     wall_time due{};
     detail::packed_message msg;    ///< properties as encoded + body: one allocation
+    std::uint32_t generation = 0;  ///< incarnation of the lane's channel it came from
+    std::uint32_t attempt = 1;
+    std::uint16_t lane = 0;        ///< index of the consuming channel it came from
+    bool redelivered = false;
+};
+
+/// One consuming channel. `generation` is read by worker threads; the rest
+/// belongs to the I/O thread.
+struct consume_lane {
+    amqp::channel channel;
+    std::string consumer_tag;
+    std::atomic<std::uint32_t> generation{0};  ///< current incarnation; 0 = down
+    std::size_t unsettled = 0;  ///< deliveries of this incarnation not yet acked or nacked
 };
 
 struct consumer_counters {
@@ -66,15 +77,22 @@ private:
     // ---- lifecycle (consumer_lifecycle.cpp) --------------------------------
     void on_open();
     boost::asio::awaitable<void> subscribe();
-    void on_channel_lost(std::uint64_t generation, const std::string& why);
-    /// Forgets incarnation `generation` if it is the current one: drops its
-    /// held jobs (the broker redelivers them). False if it was not current.
-    bool drop_generation(std::uint64_t generation, const std::string& why);
+    /// Brings lane `i` up on channel `ch`: qos, then basic.consume. Returns
+    /// what failed, or "".
+    boost::asio::awaitable<std::string> start_lane(std::size_t i, amqp::channel ch);
+    bool all_lanes_up() const noexcept;
+    void on_channel_lost(std::size_t lane, std::uint32_t generation, const std::string& why);
+    /// Forgets the lane's incarnation `generation` if it is the current one:
+    /// drops its held jobs (the broker redelivers them). False if it was not current.
+    bool drop_generation(std::size_t lane, std::uint32_t generation, const std::string& why);
     void resubscribe_later(std::chrono::milliseconds delay);
+    /// Gives every job in `items` back to the broker: one basic.nack with
+    /// `multiple` per lane when the items are all the lane has unsettled,
+    /// else one nack each.
     void requeue_all(std::vector<due_item<job>> items);
 
     // ---- admission, on the I/O thread (consumer_admission.cpp) ------------
-    void admit(std::uint64_t generation, amqp::delivery d);
+    void admit(std::size_t lane, std::uint32_t generation, amqp::delivery d);
     void hold(job j, wall_time now);
     void park_or_hold(job j, wall_time now);
     void push_held(job j);
@@ -102,8 +120,10 @@ private:
     job_event event_of(const job& j, job_event::kind k) const;
     job_event event_of(const job& j, job_event::kind k, const amqp::basic_properties& p) const;
     bool current(const job& j) const noexcept {
-        return j.generation == generation_.load(std::memory_order_acquire);
+        return j.generation == lanes_[j.lane].generation.load(std::memory_order_acquire);
     }
+    /// The lane's channel when `j` came from its current incarnation and it is open.
+    amqp::channel* settling_channel(const job& j);
 
     const subscription_options options_;
     const contract::schedule_rules rules_;
@@ -120,15 +140,15 @@ private:
     std::optional<worker_pool<job>> workers_;
     std::thread io_thread_;
 
+    const std::unique_ptr<detail::consume_lane[]> lanes_;
+    const std::size_t lane_count_;
+
     // I/O thread only.
-    amqp::channel channel_;
-    std::string consumer_tag_;
     bool subscribing_ = false;
     bool stopping_ = false;
     std::optional<std::promise<std::string>> started_;  // "" or why the first subscribe failed
 
-    std::uint64_t last_generation_ = 0;     // I/O thread: the last incarnation number given
-    std::atomic<std::uint64_t> generation_{0};  // the current one; 0 = not consuming
+    std::uint32_t last_generation_ = 0;     // I/O thread: the last incarnation number given
     std::atomic<std::size_t> in_flight_{0};  // republishes awaiting their confirm
     std::atomic<bool> stopped_{false};
     detail::consumer_counters counters_;

@@ -66,7 +66,9 @@ consumer::impl::impl(amqp::connection_config config, subscription_options option
       guard_(io_.get_executor()),
       conn_(io_.get_executor(), std::move(config),
             connection_hooks_of(this, hooks_, [this] { on_open(); })),
-      publisher_(conn_) {}
+      publisher_(conn_),
+      lanes_(std::make_unique<detail::consume_lane[]>(options_.effective_channels())),
+      lane_count_(options_.effective_channels()) {}
 
 consumer::impl::~impl() { stop(); }
 
@@ -105,12 +107,11 @@ void consumer::impl::on_open() {
 asio::awaitable<void> consumer::impl::subscribe() {
     using asio::use_awaitable;
     std::string failure;
+    // The topology first (idempotent), on a channel that becomes the first
+    // lane brought up; then every lane that is down.
     auto [ec, ch] = co_await conn_.async_open_channel(use_awaitable);
-    const auto fail = [&](const std::string& what, const amqp::diagnostics& d) {
-        failure = what + ": " + d.message;
-    };
     if (ec) {
-        fail("opening a channel", conn_.last_error());
+        failure = "opening a channel: " + conn_.last_error().message;
     } else {
         amqp::queue_options work;
         work.name = options_.queue;
@@ -134,42 +135,38 @@ asio::awaitable<void> consumer::impl::subscribe() {
             const std::string name = q.name;
             auto [qe, info] = co_await ch.async_declare_queue(std::move(q), use_awaitable);
             if (qe) {
-                fail("declaring queue '" + name + "'", ch.last_error());
+                failure = "declaring queue '" + name + "': " + ch.last_error().message;
                 break;
             }
         }
+        std::optional<amqp::channel> spare;
         if (failure.empty()) {
-            amqp::qos_options qos;
-            qos.prefetch_count = options_.effective_prefetch();
-            if (auto qe = co_await ch.async_qos(qos, use_awaitable)) fail("basic.qos", ch.last_error());
+            spare = ch;
+        } else if (ch.is_open()) {
+            co_await ch.async_close(use_awaitable);
         }
-        if (failure.empty() && stopping_) failure = "stopping";
-        if (failure.empty()) {
-            // A new incarnation: whatever is still held from the last one goes.
-            drop_generation(generation_.load(), "resubscribed on a new channel");
-            const std::uint64_t gen = ++last_generation_;
-            generation_.store(gen, std::memory_order_release);
-            ch.set_close_handler([w = weak_from_this(), gen](const amqp::diagnostics& d) {
-                if (auto s = w.lock()) s->on_channel_lost(gen, "channel closed: " + d.message);
-            });
-            amqp::consume_options co;
-            co.queue = options_.queue;
-            amqp::consumer_handlers handlers;
-            handlers.on_delivery = [w = weak_from_this(), gen](amqp::delivery d) {
-                if (auto s = w.lock()) s->admit(gen, std::move(d));
-            };
-            handlers.on_cancelled = [w = weak_from_this(), gen](std::error_code e) {
-                if (auto s = w.lock()) s->on_channel_lost(gen, "consumer cancelled: " + e.message());
-            };
-            channel_ = ch;
-            auto [ce, tag] = co_await ch.async_consume(co, std::move(handlers), use_awaitable);
-            if (ce) {
-                fail("basic.consume", ch.last_error());
-            } else {
-                consumer_tag_ = tag;
+        for (std::size_t i = 0; i < lane_count_ && failure.empty(); ++i) {
+            if (lanes_[i].generation.load() != 0 && lanes_[i].channel.is_open()) continue;
+            if (stopping_) {
+                failure = "stopping";
+                break;
             }
+            amqp::channel lane_ch;
+            if (spare) {
+                lane_ch = *spare;
+                spare.reset();
+            } else {
+                auto [oe, opened] = co_await conn_.async_open_channel(use_awaitable);
+                if (oe) {
+                    failure = "opening a channel: " + conn_.last_error().message;
+                    break;
+                }
+                lane_ch = opened;
+            }
+            failure = co_await start_lane(i, lane_ch);
+            if (!failure.empty() && lane_ch.is_open()) co_await lane_ch.async_close(use_awaitable);
         }
-        if (!failure.empty() && ch.is_open()) co_await ch.async_close(use_awaitable);
+        if (spare && spare->is_open()) co_await spare->async_close(use_awaitable);
     }
     subscribing_ = false;
     if (started_) {
@@ -188,11 +185,56 @@ asio::awaitable<void> consumer::impl::subscribe() {
     }
 }
 
-bool consumer::impl::drop_generation(std::uint64_t gen, const std::string& why) {
-    std::uint64_t expected = gen;
+asio::awaitable<std::string> consumer::impl::start_lane(std::size_t i, amqp::channel ch) {
+    using asio::use_awaitable;
+    amqp::qos_options qos;
+    qos.prefetch_count = options_.effective_prefetch();
+    if (auto qe = co_await ch.async_qos(qos, use_awaitable)) co_return "basic.qos: " + ch.last_error().message;
+    if (stopping_) co_return "stopping";
+    auto& lane = lanes_[i];
+    // A new incarnation: whatever is still held from the last one goes.
+    drop_generation(i, lane.generation.load(), "resubscribed on a new channel");
+    if (++last_generation_ == 0) ++last_generation_;
+    const std::uint32_t gen = last_generation_;
+    lane.unsettled = 0;
+    lane.generation.store(gen, std::memory_order_release);
+    ch.set_close_handler([w = weak_from_this(), i, gen](const amqp::diagnostics& d) {
+        if (auto s = w.lock()) s->on_channel_lost(i, gen, "channel closed: " + d.message);
+    });
+    amqp::consume_options co;
+    co.queue = options_.queue;
+    amqp::consumer_handlers handlers;
+    handlers.on_delivery = [w = weak_from_this(), i, gen](amqp::delivery d) {
+        if (auto s = w.lock()) s->admit(i, gen, std::move(d));
+    };
+    handlers.on_cancelled = [w = weak_from_this(), i, gen](std::error_code e) {
+        if (auto s = w.lock()) s->on_channel_lost(i, gen, "consumer cancelled: " + e.message());
+    };
+    lane.channel = ch;
+    auto [ce, tag] = co_await ch.async_consume(co, std::move(handlers), use_awaitable);
+    if (ce) {
+        const std::string why = "basic.consume: " + ch.last_error().message;
+        drop_generation(i, gen, why);
+        lane.channel = {};
+        co_return why;
+    }
+    lane.consumer_tag = tag;
+    co_return std::string();
+}
+
+bool consumer::impl::all_lanes_up() const noexcept {
+    for (std::size_t i = 0; i < lane_count_; ++i)
+        if (lanes_[i].generation.load() == 0 || !lanes_[i].channel.is_open()) return false;
+    return true;
+}
+
+bool consumer::impl::drop_generation(std::size_t lane, std::uint32_t gen, const std::string& why) {
+    std::uint32_t expected = gen;
     // Only the current incarnation's loss counts (a close and a cancel may both report it).
-    if (gen == 0 || !generation_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel))
+    if (gen == 0 ||
+        !lanes_[lane].generation.compare_exchange_strong(expected, 0, std::memory_order_acq_rel))
         return false;
+    lanes_[lane].unsettled = 0;
     for (auto& it : held_.remove(gen, &job::generation)) {
         ++counters_.dropped;
         auto e = event_of(it.value, job_event::kind::dropped);
@@ -202,11 +244,11 @@ bool consumer::impl::drop_generation(std::uint64_t gen, const std::string& why) 
     return true;
 }
 
-void consumer::impl::on_channel_lost(std::uint64_t gen, const std::string& why) {
-    if (!drop_generation(gen, why)) return;
+void consumer::impl::on_channel_lost(std::size_t lane, std::uint32_t gen, const std::string& why) {
+    if (!drop_generation(lane, gen, why)) return;
     ++counters_.channel_losses;
-    channel_ = {};
-    consumer_tag_.clear();
+    lanes_[lane].channel = {};
+    lanes_[lane].consumer_tag.clear();
     if (!stopping_) resubscribe_later(std::chrono::milliseconds(200));
 }
 
@@ -214,7 +256,7 @@ void consumer::impl::resubscribe_later(std::chrono::milliseconds delay) {
     auto timer = std::make_shared<asio::steady_timer>(io_, delay);
     timer->async_wait([w = weak_from_this(), timer](boost::system::error_code) {
         auto s = w.lock();
-        if (!s || s->stopping_ || s->subscribing_ || s->channel_.is_open()) return;
+        if (!s || s->stopping_ || s->subscribing_ || s->all_lanes_up()) return;
         // A lost connection resubscribes from on_open once it is back.
         if (!s->conn_.is_open()) return;
         s->subscribing_ = true;
@@ -223,8 +265,29 @@ void consumer::impl::resubscribe_later(std::chrono::milliseconds delay) {
 }
 
 void consumer::impl::requeue_all(std::vector<due_item<job>> items) {
+    // Per lane: how many of the items are current there, and the highest tag.
+    std::vector<std::size_t> count(lane_count_, 0);
+    std::vector<std::uint64_t> highest(lane_count_, 0);
+    for (const auto& it : items) {
+        if (!current(it.value)) continue;
+        ++count[it.value.lane];
+        highest[it.value.lane] = std::max(highest[it.value.lane], it.value.delivery_tag);
+    }
+    std::vector<bool> at_once(lane_count_, false);
+    for (std::size_t i = 0; i < lane_count_; ++i) {
+        auto& lane = lanes_[i];
+        // Only when nothing else of the lane is unsettled (no job running, no
+        // copy awaiting its confirm) does one nack with `multiple` give back
+        // exactly these: one broker operation instead of a walk per job.
+        if (count[i] > 1 && count[i] == lane.unsettled && lane.channel.is_open()) {
+            at_once[i] = true;
+            lane.unsettled = 0;
+            counters_.requeued += count[i];
+            lane.channel.async_nack(highest[i], true, true, [](std::error_code) {});
+        }
+    }
     for (auto& it : items) {
-        nack_requeue(it.value);
+        if (!current(it.value) || !at_once[it.value.lane]) nack_requeue(it.value);
         emit(event_of(it.value, job_event::kind::requeued));
     }
 }
@@ -237,11 +300,17 @@ void consumer::impl::stop() {
     auto cancel_done = cancelled.get_future();
     asio::post(io_, [this, &cancelled] {
         stopping_ = true;
-        if (!channel_.is_open() || consumer_tag_.empty()) {
-            cancelled.set_value();
-            return;
+        auto pending = std::make_shared<std::size_t>(1);
+        auto one_done = [pending, &cancelled] {
+            if (--*pending == 0) cancelled.set_value();
+        };
+        for (std::size_t i = 0; i < lane_count_; ++i) {
+            auto& lane = lanes_[i];
+            if (!lane.channel.is_open() || lane.consumer_tag.empty()) continue;
+            ++*pending;
+            lane.channel.async_cancel(lane.consumer_tag, [one_done](std::error_code) { one_done(); });
         }
-        channel_.async_cancel(consumer_tag_, [&cancelled](std::error_code) { cancelled.set_value(); });
+        one_done();
     });
     cancel_done.wait_for(std::chrono::seconds(10));
     // 2. Running jobs finish within the grace period; the rest goes back.

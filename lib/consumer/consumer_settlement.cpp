@@ -58,15 +58,23 @@ void consumer::impl::retry_or_dead_letter(job j, const job_outcome& failure, wal
     });
 }
 
+amqp::channel* consumer::impl::settling_channel(const job& j) {
+    auto& lane = lanes_[j.lane];
+    // From an earlier incarnation, or the channel is closing: the broker redelivers it.
+    if (!current(j) || !lane.channel.is_open()) return nullptr;
+    if (lane.unsettled > 0) --lane.unsettled;
+    return &lane.channel;
+}
+
 void consumer::impl::ack(const job& j) {
-    if (!current(j) || !channel_.is_open()) return;  // the broker redelivers it
-    channel_.async_ack(j.delivery_tag, false, [](std::error_code) {});
+    if (auto* ch = settling_channel(j)) ch->async_ack(j.delivery_tag, false, [](std::error_code) {});
 }
 
 void consumer::impl::nack_requeue(const job& j) {
-    if (!current(j) || !channel_.is_open()) return;
+    auto* ch = settling_channel(j);
+    if (!ch) return;
     ++counters_.requeued;
-    channel_.async_nack(j.delivery_tag, false, true, [](std::error_code) {});
+    ch->async_nack(j.delivery_tag, false, true, [](std::error_code) {});
 }
 
 void consumer::impl::park(job j, const parking::wait_queue& to, wall_time now) {

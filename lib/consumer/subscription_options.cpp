@@ -10,9 +10,15 @@ std::string subscription_options::dead_letter_queue_name() const {
     return dead_letter_queue.empty() ? queue + ".dead" : dead_letter_queue;
 }
 
+std::size_t subscription_options::effective_channels() const noexcept {
+    if (channels != 0) return channels;
+    return std::clamp<std::size_t>((max_held + 249) / 250, 1, 40);
+}
+
 std::uint16_t subscription_options::effective_prefetch() const noexcept {
     if (prefetch != 0) return prefetch;
-    const std::size_t wanted = max_held + workers + 64;
+    const std::size_t lanes = effective_channels();
+    const std::size_t wanted = (max_held + workers + 64 + lanes - 1) / lanes;
     return wanted > 65535 ? 0 : static_cast<std::uint16_t>(wanted);
 }
 
@@ -50,6 +56,8 @@ std::optional<std::string> validate(const subscription_options& o) {
                "park_margin (" + ms(shortest + o.park_margin) +
                "), or a job beyond it could not be parked";
     if (o.max_held == 0) return "max_held: at least one job must be holdable";
+    if (o.channels > 1000)
+        return "channels: " + std::to_string(o.channels) + " consuming channels is too many (at most 1000)";
     if (o.max_held_bytes == 0) return "max_held_bytes: must be positive";
     if (o.shutdown_grace.count() < 0) return "shutdown_grace: must not be negative";
     return std::nullopt;

@@ -81,7 +81,10 @@ TEST_CASE("parking: with a 2 s horizon a 6 s job parks, comes back and runs on t
     REQUIRE(rc.log.wait_count(kind::run, 1, 15s));
     const auto run = rc.log.of(kind::run).front();
     CHECK(run.at >= run.due);
-    CHECK(std::chrono::abs(run.due - due) <= 1us);  // perform_job_at is a double: µs precision
+    // perform_job_at is a double (about 0.24 µs apart at today's epoch),
+    // read rounded up to the microsecond: within 1 µs + half a step.
+    CHECK(run.due >= due - 1us);
+    CHECK(run.due - due <= 2us);
     CHECK(lateness_ms(run) < late_ms);
     CHECK(rc.log.count(kind::parked) >= 1);
     CHECK(rc.worker.stats().channel_losses == 0);

@@ -141,6 +141,7 @@ TEST_CASE("the broker refuses the retry copy: the original is not acknowledged a
     connected_client c(url);
     auto o = options_for(unique_name("refused"));
     o.declare_queue = false;  // ours, full at one ready message, refusing publishes beyond
+    o.channels = 1;
     o.prefetch = 1;
     o.retry = tarry::retry::backoff_policy::fixed(100ms);
     auto setup = c.open_channel();

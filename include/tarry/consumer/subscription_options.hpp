@@ -36,9 +36,18 @@ struct subscription_options {
     /// Bounds of what is held. When full, the job due last is parked.
     std::size_t max_held = 10000;
     std::size_t max_held_bytes = std::size_t{64} << 20;
-    /// basic.qos prefetch. 0 = derived: max_held + workers + 64, which keeps
-    /// a slot open for a job due sooner than everything held (capped at
-    /// 65535; beyond that, no broker limit).
+    /// Consuming channels ("lanes"), each a consumer of the queue with its
+    /// own prefetch; the broker deals deliveries among them. RabbitMQ finds
+    /// the delivery tag of each acknowledgement by walking that channel's
+    /// unacknowledged deliveries from the oldest, so settling a job costs
+    /// in proportion to what its channel holds: spreading the held jobs over
+    /// lanes keeps parking and acking fast with many jobs held.
+    /// 0 = derived: one lane per 250 of max_held, 1 to 40.
+    std::size_t channels = 0;
+    /// basic.qos prefetch of each lane. 0 = derived: (max_held + workers +
+    /// 64) shared out over the lanes (rounded up), which keeps room open for
+    /// a job due sooner than everything held (above 65535 a lane has no
+    /// broker limit).
     std::uint16_t prefetch = 0;
     /// Parking: wait queues `<queue>.wait.<ttl ms>` with TTLs doubling from
     /// this up to the hold horizon; a parked job returns from the largest TTL
@@ -70,7 +79,9 @@ struct subscription_options {
 
     /// dead_letter_queue, or `<queue>.dead` when that is empty.
     std::string dead_letter_queue_name() const;
-    /// prefetch, or the derived value when it is 0.
+    /// channels, or the derived value when it is 0.
+    std::size_t effective_channels() const noexcept;
+    /// prefetch, or the derived value (per lane) when it is 0; 0 = no limit.
     std::uint16_t effective_prefetch() const noexcept;
     /// min_park_ttl, or the derived value when it is 0.
     std::chrono::milliseconds effective_min_park_ttl() const noexcept;

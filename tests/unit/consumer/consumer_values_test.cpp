@@ -32,11 +32,26 @@ TEST_CASE("subscription options: the defaults are valid and derived values follo
     CHECK(o.dead_letter_queue_name() == "jobs.dead");
     o.dead_letter_queue = "graveyard";
     CHECK(o.dead_letter_queue_name() == "graveyard");
-    CHECK(o.effective_prefetch() == 10000 + 4 + 64);
+    // 40 lanes share max_held + workers + 64, rounded up.
+    CHECK(o.effective_channels() == 40);
+    CHECK(o.effective_prefetch() == (10000 + 4 + 64 + 39) / 40);
+    CHECK(o.effective_prefetch() * o.effective_channels() >= o.max_held + o.workers + 64);
+    o.max_held = 10;
+    CHECK(o.effective_channels() == 1);
+    CHECK(o.effective_prefetch() == 10 + 4 + 64);
+    o.max_held = 1000;
+    CHECK(o.effective_channels() == 4);
+    CHECK(o.effective_prefetch() == 267);  // ceil(1068 / 4)
+    o.channels = 1;
     o.max_held = 70000;
     CHECK(o.effective_prefetch() == 0);  // beyond 16 bits: no broker limit
+    o.channels = 0;
+    CHECK(o.effective_channels() == 40);
+    CHECK(o.effective_prefetch() == (70000 + 4 + 64 + 39) / 40);
     o.prefetch = 50;
     CHECK(o.effective_prefetch() == 50);
+    o.channels = 3;
+    CHECK(o.effective_channels() == 3);
 }
 
 TEST_CASE("subscription options: each impossible setting is refused with a reason naming it") {
@@ -58,6 +73,7 @@ TEST_CASE("subscription options: each impossible setting is refused with a reaso
         {"park_margin", [](tarry::subscription_options& o) { o.min_park_ttl = 2s; o.hold_horizon = 2s; }},
         {"max_held", [](tarry::subscription_options& o) { o.max_held = 0; }},
         {"max_held_bytes", [](tarry::subscription_options& o) { o.max_held_bytes = 0; }},
+        {"channels", [](tarry::subscription_options& o) { o.channels = 1001; }},
     };
     for (const auto& c : cases) {
         auto o = valid();
