@@ -134,7 +134,9 @@ double median(std::vector<double> v) {
 void scenario_throughput(const context& cx) {
     constexpr int rounds = 5;
     endpoint admin(cx.config);
-    const std::uint16_t prefetch = options_for("x").effective_prefetch();
+    // The consumer's whole window (its lanes' prefetch together), on one channel for the other two.
+    const auto defaults = options_for("x");
+    const auto prefetch = static_cast<std::uint16_t>(defaults.effective_prefetch() * defaults.effective_channels());
     std::vector<double> tarry_rates, raw_rates, pika_rates;
     tarry::consumer_stats st;
     for (int r = 0; r < rounds; ++r) {
@@ -149,9 +151,10 @@ void scenario_throughput(const context& cx) {
     };
     const double t = median(tarry_rates), w = median(raw_rates), p = median(pika_rates);
     std::printf("\n### T: throughput\n\n%zu jobs due now (no schedule header), published before consuming, "
-                "no-op handler, prefetch %u for all three, 4 workers; first delivery (first handler start for "
-                "tarry) to last ack (last success for tarry); %d interleaved rounds.\n\n",
-                throughput_jobs, prefetch, rounds);
+                "no-op handler, 4 workers, the same window for all three: %u unacknowledged (tarry: %zu lanes of "
+                "%u), first delivery (first handler start for tarry) to last ack (last success for tarry); %d "
+                "interleaved rounds.\n\n",
+                throughput_jobs, prefetch, defaults.effective_channels(), defaults.effective_prefetch(), rounds);
     std::printf("| consumer | jobs/s (median) | rounds | vs raw |\n|---|---:|---|---:|\n");
     std::vector<double> ratios;
     for (int r = 0; r < rounds; ++r) ratios.push_back(tarry_rates[r] / raw_rates[r]);
@@ -271,10 +274,11 @@ void scenario_memory(const context& cx) {
     const double delete_s = seconds_since(d0);
     const double per_job = static_cast<double>(after - before) / n - static_cast<double>(body_bytes);
     std::printf("\n### M: memory per held job\n\n%zu jobs with %zu-byte bodies due 5-10 min ahead (random "
-                "order), max_held 200000, max_held_bytes 1 GiB, prefetch 0 (derived: above 65535, so no "
-                "limit); RSS from /proc/self/statm. Encoded properties (message_id + perform_job_at): %.1f "
+                "order), max_held 200000, max_held_bytes 1 GiB, derived lanes and prefetch (%zu lanes of %u); "
+                "RSS from /proc/self/statm. Encoded properties (message_id + perform_job_at): %.1f "
                 "bytes a job on average.\n\n",
-                n, body_bytes, static_cast<double>(props_total) / n);
+                n, body_bytes, opts.effective_channels(), opts.effective_prefetch(),
+                static_cast<double>(props_total) / n);
     std::printf("| what | held | RSS growth | per job beyond the body | target <= 200 B |\n|---|---:|---:|---:|---|\n");
     std::printf("| tarry consumer | %zu%s | %.1f MiB | %.1f B | %s |\n", st.held, all_held ? "" : " (TIMED OUT)",
                 static_cast<double>(after - before) / (1 << 20), per_job, verdict(all_held && per_job <= 200));

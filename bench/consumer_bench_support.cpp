@@ -99,6 +99,7 @@ tarry::subscription_options options_for(const std::string& queue) {
     tarry::subscription_options o;
     o.queue = queue;
     o.shutdown_grace = 5s;
+    if (const char* c = std::getenv("XLANES")) o.channels = std::strtoul(c, nullptr, 10);
     return o;
 }
 

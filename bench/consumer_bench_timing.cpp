@@ -211,10 +211,13 @@ hol_result head_of_line(const context& cx, std::size_t far_n) {
 void scenario_head_of_line(const context& cx, const std::vector<std::size_t>& far_counts) {
     std::vector<hol_result> results;
     for (auto far : far_counts) results.push_back(head_of_line(cx, far));
+    const auto defaults = options_for("x");
     std::printf("\n### H: head-of-line\n\nFar jobs (all due at t0+90 s, or t0+60 s beyond 10 000 of them; t0: the "
                 "far publishing starts) published first, then 50 near jobs due 2 s after the far ones were "
-                "confirmed; default options (max_held 10000, prefetch 10068, 4 workers); the consumer stops once "
-                "the near jobs ran. \"then\": the consumer's counters when the near jobs were published.\n\n");
+                "confirmed; default options (max_held %zu, %zu lanes of prefetch %u, %zu workers); the consumer "
+                "stops once the near jobs ran. \"then\": the consumer's counters when the near jobs were "
+                "published.\n\n",
+                defaults.max_held, defaults.effective_channels(), defaults.effective_prefetch(), defaults.workers);
     std::printf("| far jobs | far due | far published + confirmed (s) | taken / held / parked then | parked/s | "
                 "near ran | near p50 / p99 / max (ms) | last near start (s after t0) | early | held / parked at end | "
                 "target p99 <= 5 ms |\n|---:|---:|---:|---|---:|---:|---|---:|---:|---|---|\n");

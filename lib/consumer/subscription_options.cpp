@@ -12,7 +12,7 @@ std::string subscription_options::dead_letter_queue_name() const {
 
 std::size_t subscription_options::effective_channels() const noexcept {
     if (channels != 0) return channels;
-    return std::clamp<std::size_t>((max_held + 249) / 250, 1, 40);
+    return std::clamp<std::size_t>((max_held + 49) / 50, 1, 200);
 }
 
 std::uint16_t subscription_options::effective_prefetch() const noexcept {

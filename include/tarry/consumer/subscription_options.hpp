@@ -41,8 +41,10 @@ struct subscription_options {
     /// the delivery tag of each acknowledgement by walking that channel's
     /// unacknowledged deliveries from the oldest, so settling a job costs
     /// in proportion to what its channel holds: spreading the held jobs over
-    /// lanes keeps parking and acking fast with many jobs held.
-    /// 0 = derived: one lane per 250 of max_held, 1 to 40.
+    /// lanes keeps parking and acking fast with many jobs held. Each lane is
+    /// a channel and a consumer on the broker (a few tens of KiB there).
+    /// 0 = derived: one lane per 50 of max_held, 1 to 200 (200 with the
+    /// defaults).
     std::size_t channels = 0;
     /// basic.qos prefetch of each lane. 0 = derived: (max_held + workers +
     /// 64) shared out over the lanes (rounded up), which keeps room open for
