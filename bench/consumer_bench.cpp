@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
         } else if (a == "--svg-dir" && i + 1 < argc) {
             cx.svg_dir = argv[++i];
             svg_dir_given = true;
+        } else if (a == "--channels" && i + 1 < argc) {
+            cx.channels = std::strtoul(argv[++i], nullptr, 10);
         } else if (a == "--far" && i + 1 < argc) {
             far.clear();
             for (const char* p = argv[++i]; *p;) {
@@ -50,7 +52,7 @@ int main(int argc, char** argv) {
         } else if (a.size() == 1 && std::string("LHTRM").find(static_cast<char>(std::toupper(a[0]))) != std::string::npos) {
             picked.insert(static_cast<char>(std::toupper(a[0])));
         } else {
-            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [L] [H] [T] [R] [M]");
+            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [L] [H] [T] [R] [M]");
         }
     }
     if (cx.url.empty()) die("no broker: pass --url or set TARRY_TEST_AMQP_URL");

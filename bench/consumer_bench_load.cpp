@@ -42,7 +42,7 @@ void prepublish(endpoint& admin, const std::string& queue, std::size_t n) {
 /// jobs/s of the consumer, first run event to last succeeded event.
 double tarry_round(const context& cx, endpoint& admin, tarry::consumer_stats& st) {
     const std::size_t n = throughput_jobs;
-    const auto opts = options_for(fresh_queue_name("throughput"));
+    const auto opts = options_for(cx, fresh_queue_name("throughput"));
     declare_work_queue(admin, opts.queue);
     prepublish(admin, opts.queue, n);
     std::atomic<std::int64_t> first{std::numeric_limits<std::int64_t>::max()};
@@ -80,7 +80,7 @@ double tarry_round(const context& cx, endpoint& admin, tarry::consumer_stats& st
 /// jobs/s of a bare consume-and-ack loop on tarry's AMQP client.
 double raw_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
     const std::size_t n = throughput_jobs;
-    const auto opts = options_for(fresh_queue_name("throughput-raw"));
+    const auto opts = options_for(cx, fresh_queue_name("throughput-raw"));
     declare_work_queue(admin, opts.queue);
     prepublish(admin, opts.queue, n);
     endpoint e(cx.config);
@@ -113,7 +113,7 @@ double raw_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
 /// jobs/s of pika's basic_consume with manual acks (bench/pika_consume.py).
 double pika_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
     const std::size_t n = throughput_jobs;
-    const auto opts = options_for(fresh_queue_name("throughput-pika"));
+    const auto opts = options_for(cx, fresh_queue_name("throughput-pika"));
     declare_work_queue(admin, opts.queue);
     prepublish(admin, opts.queue, n);
     const auto out = run_command("/usr/bin/python3 '" + cx.source_root + "/bench/pika_consume.py' '" + cx.url +
@@ -135,7 +135,7 @@ void scenario_throughput(const context& cx) {
     constexpr int rounds = 5;
     endpoint admin(cx.config);
     // The consumer's whole window (its lanes' prefetch together), on one channel for the other two.
-    const auto defaults = options_for("x");
+    const auto defaults = options_for(cx, "x");
     const auto prefetch = static_cast<std::uint16_t>(defaults.effective_prefetch() * defaults.effective_channels());
     std::vector<double> tarry_rates, raw_rates, pika_rates;
     tarry::consumer_stats st;
@@ -231,7 +231,7 @@ void scenario_memory(const context& cx) {
 
     // The consumer.
     endpoint admin(cx.config);
-    auto opts = options_for(fresh_queue_name("memory"));
+    auto opts = options_for(cx, fresh_queue_name("memory"));
     opts.max_held = 200000;
     opts.max_held_bytes = std::size_t{1} << 30;
     opts.prefetch = 0;

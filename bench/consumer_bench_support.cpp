@@ -95,11 +95,11 @@ void delete_queues(endpoint& e, const tarry::subscription_options& o) {
     ch.async_close(use_future).wait_for(10s);
 }
 
-tarry::subscription_options options_for(const std::string& queue) {
+tarry::subscription_options options_for(const context& cx, const std::string& queue) {
     tarry::subscription_options o;
     o.queue = queue;
     o.shutdown_grace = 5s;
-    if (const char* c = std::getenv("XLANES")) o.channels = std::strtoul(c, nullptr, 10);
+    o.channels = cx.channels;
     return o;
 }
 

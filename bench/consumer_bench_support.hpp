@@ -40,6 +40,7 @@ struct context {
     amqp::connection_config config;
     std::string svg_dir;      ///< where plots go ("" = none)
     std::string source_root;  ///< for bench/pika_consume.py
+    std::size_t channels = 0; ///< the consumer's lanes (0 = its default)
 };
 
 /// One connection on its own I/O thread, with one open channel.
@@ -68,7 +69,7 @@ void delete_queues(endpoint& e, const tarry::subscription_options& o);
 
 /// Options every scenario starts from: the library's defaults, a short
 /// shutdown grace.
-tarry::subscription_options options_for(const std::string& queue);
+tarry::subscription_options options_for(const context& cx, const std::string& queue);
 
 /// A job message: message_id `id`, perform_job_at = due (epoch seconds as a
 /// double) when given, a body of body_bytes.

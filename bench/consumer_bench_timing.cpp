@@ -59,7 +59,7 @@ void scenario_lateness(const context& cx) {
     std::shuffle(order.begin(), order.end(), rng);
 
     endpoint admin(cx.config);
-    const auto opts = options_for(fresh_queue_name("lateness"));
+    const auto opts = options_for(cx, fresh_queue_name("lateness"));
     declare_work_queue(admin, opts.queue);
     run_log log("L");
     std::vector<sys::time_point> due(n);
@@ -169,7 +169,7 @@ hol_result head_of_line(const context& cx, std::size_t far_n) {
     // a shorter due time keeps the run within the time budget.
     r.far_due = far_n > 10000 ? 60s : 90s;
     endpoint admin(cx.config);
-    const auto opts = options_for(fresh_queue_name("hol-" + std::to_string(far_n)));
+    const auto opts = options_for(cx, fresh_queue_name("hol-" + std::to_string(far_n)));
     declare_work_queue(admin, opts.queue);
     run_log log("N");
     sys::time_point t0;
@@ -211,7 +211,7 @@ hol_result head_of_line(const context& cx, std::size_t far_n) {
 void scenario_head_of_line(const context& cx, const std::vector<std::size_t>& far_counts) {
     std::vector<hol_result> results;
     for (auto far : far_counts) results.push_back(head_of_line(cx, far));
-    const auto defaults = options_for("x");
+    const auto defaults = options_for(cx, "x");
     std::printf("\n### H: head-of-line\n\nFar jobs (all due at t0+90 s, or t0+60 s beyond 10 000 of them; t0: the "
                 "far publishing starts) published first, then 50 near jobs due 2 s after the far ones were "
                 "confirmed; default options (max_held %zu, %zu lanes of prefetch %u, %zu workers); the consumer "
@@ -263,7 +263,7 @@ void scenario_retry(const context& cx) {
     std::shuffle(order.begin(), order.end(), rng);
 
     endpoint admin(cx.config);
-    auto opts = options_for(fresh_queue_name("retry"));
+    auto opts = options_for(cx, fresh_queue_name("retry"));
     opts.retry = tarry::retry::backoff_policy::exponential(100ms, 2.0, 10s);
     declare_work_queue(admin, opts.queue);
     run_log log("R");

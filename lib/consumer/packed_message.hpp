@@ -1,7 +1,9 @@
-// A held job's message in one allocation: its properties as encoded on the
-// wire, then its body. A decoded amqp::message costs several hundred bytes
-// of optionals and a header table besides the body; a held job costs what
-// the broker sent. Unpacked when the job runs or is republished.
+// A held job's message in one allocation: a 12-byte size header, its
+// properties as encoded on the wire, then its body. A decoded amqp::message
+// costs several hundred bytes of optionals and a header table besides the
+// body; a held job costs what the broker sent. The handle is one pointer,
+// so the held job that owns it stays small. Unpacked when the job runs or is
+// republished.
 #pragma once
 
 #include "tarry/amqp/message.hpp"
@@ -23,13 +25,15 @@ public:
     /// Its properties alone.
     amqp::basic_properties properties() const;
     std::string_view body() const noexcept;
-    /// Bytes allocated (properties + body).
-    std::size_t size() const noexcept { return properties_size_ + body_size_; }
+    /// Bytes of properties and body (the allocation less its size header).
+    std::size_t size() const noexcept;
 
 private:
+    static constexpr std::size_t header_size = 12;  ///< u32 properties size, u64 body size
+    std::uint32_t properties_size() const noexcept;
+    std::uint64_t body_size() const noexcept;
+
     std::unique_ptr<std::uint8_t[]> data_;
-    std::uint32_t properties_size_ = 0;
-    std::uint64_t body_size_ = 0;
 };
 
 }  // namespace tarry::detail

@@ -32,22 +32,22 @@ TEST_CASE("subscription options: the defaults are valid and derived values follo
     CHECK(o.dead_letter_queue_name() == "jobs.dead");
     o.dead_letter_queue = "graveyard";
     CHECK(o.dead_letter_queue_name() == "graveyard");
-    // 40 lanes share max_held + workers + 64, rounded up.
-    CHECK(o.effective_channels() == 40);
-    CHECK(o.effective_prefetch() == (10000 + 4 + 64 + 39) / 40);
+    // 200 lanes share max_held + workers + 64, rounded up.
+    CHECK(o.effective_channels() == 200);
+    CHECK(o.effective_prefetch() == 51);  // ceil(10068 / 200)
     CHECK(o.effective_prefetch() * o.effective_channels() >= o.max_held + o.workers + 64);
     o.max_held = 10;
     CHECK(o.effective_channels() == 1);
     CHECK(o.effective_prefetch() == 10 + 4 + 64);
     o.max_held = 1000;
-    CHECK(o.effective_channels() == 4);
-    CHECK(o.effective_prefetch() == 267);  // ceil(1068 / 4)
+    CHECK(o.effective_channels() == 20);
+    CHECK(o.effective_prefetch() == 54);  // ceil(1068 / 20)
     o.channels = 1;
     o.max_held = 70000;
     CHECK(o.effective_prefetch() == 0);  // beyond 16 bits: no broker limit
     o.channels = 0;
-    CHECK(o.effective_channels() == 40);
-    CHECK(o.effective_prefetch() == (70000 + 4 + 64 + 39) / 40);
+    CHECK(o.effective_channels() == 200);
+    CHECK(o.effective_prefetch() == 351);  // ceil(70068 / 200)
     o.prefetch = 50;
     CHECK(o.effective_prefetch() == 50);
     o.channels = 3;
@@ -193,4 +193,12 @@ TEST_CASE("a packed message unpacks to the message it was, in one allocation of 
     const auto empty = tarry::detail::packed_message::pack(amqp::message{});
     CHECK(empty.unpack() == amqp::message{});
     CHECK(tarry::detail::packed_message{}.unpack() == amqp::message{});
+    CHECK(tarry::detail::packed_message{}.size() == 0);
+    CHECK(tarry::detail::packed_message{}.body().empty());
+    // The sizes live in the allocation: a held job carries one pointer.
+    static_assert(sizeof(tarry::detail::packed_message) == sizeof(void*));
+    amqp::message body_only(std::string(1000, 'b'));
+    const auto q = tarry::detail::packed_message::pack(body_only);
+    CHECK(q.size() == 1000 + 2);  // two bytes of property flags, nothing set
+    CHECK(q.unpack() == body_only);
 }
