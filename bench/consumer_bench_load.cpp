@@ -174,15 +174,15 @@ namespace {
 /// The members of the consumer's held job (lib/consumer/consumer_impl.hpp:
 /// held_job with its packed_message), for the delay_queue-alone figure.
 struct held_like {
-    std::uint64_t generation = 0;
     std::uint64_t delivery_tag = 0;
-    bool redelivered = false;
-    std::uint32_t attempt = 1;
     sys::time_point due{};
-    std::unique_ptr<std::uint8_t[]> packed;  // encoded properties + body
-    std::uint32_t properties_size = 0;
-    std::uint64_t body_size = 0;
+    std::unique_ptr<std::uint8_t[]> packed;  // 12-byte size header + encoded properties + body
+    std::uint32_t generation = 0;
+    std::uint32_t attempt = 1;
+    std::uint16_t lane = 0;
+    bool redelivered = false;
 };
+constexpr std::size_t packed_header = 12;
 
 std::size_t encoded_properties_size(const amqp::message& m) {
     std::vector<std::uint8_t> out;
@@ -218,10 +218,9 @@ void scenario_memory(const context& cx) {
                 h.delivery_tag = i + 1;
                 const sys::time_point due = now + ahead[i];
                 h.due = due;
-                h.properties_size = static_cast<std::uint32_t>(props[i]);
-                h.body_size = body_bytes;
-                h.packed = std::make_unique_for_overwrite<std::uint8_t[]>(props[i] + body_bytes);
-                std::fill_n(h.packed.get(), props[i] + body_bytes, std::uint8_t{1});
+                const std::size_t packed_size = packed_header + props[i] + body_bytes;
+                h.packed = std::make_unique_for_overwrite<std::uint8_t[]>(packed_size);
+                std::fill_n(h.packed.get(), packed_size, std::uint8_t{1});
                 q.push(std::move(h), due, props[i] + body_bytes + 128);
             }
             queue_per_job = static_cast<double>(rss_bytes() - before) / n - static_cast<double>(body_bytes);
