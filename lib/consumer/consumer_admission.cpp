@@ -2,7 +2,12 @@
 // schedule), run at once (fast path), held until due, or parked.
 #include "consumer_impl.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+
 namespace tarry {
+
+namespace asio = boost::asio;
 
 namespace {
 // What a held job counts against max_held_bytes: its body and a flat
@@ -79,7 +84,18 @@ void consumer::impl::park_or_hold(job j, wall_time now) {
 void consumer::impl::push_held(job j) {
     const auto bytes = cost_of(j);
     const auto due = j.due;
+    const std::size_t lane = j.lane;
+    if (!j.counted_holding && current(j)) {
+        j.counted_holding = true;
+        ++lanes_[lane].holding;
+    }
     held_.push(std::move(j), due, bytes);  // unbounded queue: the consumer enforces its bounds
+    // The consuming lane holds its share: hand over to the lane holding fewest.
+    if (lane == intake_ && !rotating_ && !stopping_ && lanes_[lane].holding >= options_.lane_hold() &&
+        lane_count_ > 1) {
+        rotating_ = true;
+        asio::co_spawn(io_, rotate(), asio::detached);
+    }
 }
 
 }  // namespace tarry

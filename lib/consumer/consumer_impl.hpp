@@ -1,12 +1,18 @@
 // The scheduling consumer's machinery (see tarry/consumer/consumer.hpp).
 //
 // Threads: the I/O thread runs io_ and owns everything AMQP - the
-// connection, the consuming channels (lanes), admission (delivery → hold,
-// fast path, park or dead-letter) and settlement (ack, nack,
-// republish-then-ack). Worker threads only pop due jobs, run the handler and
-// post the outcome back to the I/O thread. Each lane's `generation` names
-// its channel's incarnation: a job from an earlier one is neither run nor
-// acknowledged.
+// connection, the lanes (channels deliveries come from), admission
+// (delivery → hold, fast path, park or dead-letter) and settlement (ack,
+// nack, republish-then-ack). Worker threads only pop due jobs, run the
+// handler and post the outcome back to the I/O thread. Each lane's
+// `generation` names its channel's incarnation: a job from an earlier one is
+// neither run nor acknowledged.
+//
+// Lanes: one lane consumes at a time (`intake_`). Once it holds
+// options_.lane_hold() jobs, the lane holding fewest starts consuming and
+// the old one is cancelled; its held jobs stay unacknowledged on it until
+// settled. So each channel's unacknowledged list, which the broker walks for
+// every ack, stays short.
 #pragma once
 
 #include "packed_message.hpp"
@@ -39,19 +45,21 @@ struct held_job {
     detail::packed_message msg;    ///< properties as encoded + body: one allocation
     std::uint32_t generation = 0;  ///< incarnation of the lane's channel it came from
     std::uint32_t attempt = 1;
-    std::uint16_t lane = 0;        ///< index of the consuming channel it came from
+    std::uint16_t lane = 0;        ///< index of the lane it came from
     bool redelivered = false;
+    bool counted_holding = false;  ///< counted in its lane's `holding`
 };
 // 40 bytes: every held job has one, so it counts (bench/RESULTS.md, scenario M).
 static_assert(sizeof(held_job) <= 40);
 
-/// One consuming channel. `generation` is read by worker threads; the rest
-/// belongs to the I/O thread.
+/// One channel deliveries come from. `generation` is read by worker
+/// threads; the rest belongs to the I/O thread.
 struct consume_lane {
     amqp::channel channel;
-    std::string consumer_tag;
+    std::string consumer_tag;  ///< non-empty while it consumes
     std::atomic<std::uint32_t> generation{0};  ///< current incarnation; 0 = down
     std::size_t unsettled = 0;  ///< deliveries of this incarnation not yet acked or nacked
+    std::size_t holding = 0;    ///< of those, the ones that were held
 };
 
 struct consumer_counters {
@@ -79,10 +87,14 @@ private:
     // ---- lifecycle (consumer_lifecycle.cpp) --------------------------------
     void on_open();
     boost::asio::awaitable<void> subscribe();
-    /// Brings lane `i` up on channel `ch`: qos, then basic.consume. Returns
-    /// what failed, or "".
-    boost::asio::awaitable<std::string> start_lane(std::size_t i, amqp::channel ch);
-    bool all_lanes_up() const noexcept;
+    /// Makes lane `i` the consuming one: opens its channel if it is down,
+    /// basic.qos, basic.consume. Returns what failed, or "".
+    boost::asio::awaitable<std::string> start_lane(std::size_t i);
+    /// The lane to consume next: the one holding fewest, an open one first.
+    std::size_t next_lane(std::size_t besides) const noexcept;
+    /// The consuming lane holds its share: the next lane takes over.
+    boost::asio::awaitable<void> rotate();
+    bool intake_up() const noexcept;
     void on_channel_lost(std::size_t lane, std::uint32_t generation, const std::string& why);
     /// Forgets the lane's incarnation `generation` if it is the current one:
     /// drops its held jobs (the broker redelivers them). False if it was not current.
@@ -146,6 +158,9 @@ private:
     const std::size_t lane_count_;
 
     // I/O thread only.
+    static constexpr std::size_t no_lane = static_cast<std::size_t>(-1);
+    std::size_t intake_ = no_lane;  // the consuming lane
+    bool rotating_ = false;
     bool subscribing_ = false;
     bool stopping_ = false;
     std::optional<std::promise<std::string>> started_;  // "" or why the first subscribe failed

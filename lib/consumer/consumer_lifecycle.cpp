@@ -107,8 +107,7 @@ void consumer::impl::on_open() {
 asio::awaitable<void> consumer::impl::subscribe() {
     using asio::use_awaitable;
     std::string failure;
-    // The topology first (idempotent), on a channel that becomes the first
-    // lane brought up; then every lane that is down.
+    // The topology first (idempotent), then a consuming lane.
     auto [ec, ch] = co_await conn_.async_open_channel(use_awaitable);
     if (ec) {
         failure = "opening a channel: " + conn_.last_error().message;
@@ -139,34 +138,9 @@ asio::awaitable<void> consumer::impl::subscribe() {
                 break;
             }
         }
-        std::optional<amqp::channel> spare;
-        if (failure.empty()) {
-            spare = ch;
-        } else if (ch.is_open()) {
-            co_await ch.async_close(use_awaitable);
-        }
-        for (std::size_t i = 0; i < lane_count_ && failure.empty(); ++i) {
-            if (lanes_[i].generation.load() != 0 && lanes_[i].channel.is_open()) continue;
-            if (stopping_) {
-                failure = "stopping";
-                break;
-            }
-            amqp::channel lane_ch;
-            if (spare) {
-                lane_ch = *spare;
-                spare.reset();
-            } else {
-                auto [oe, opened] = co_await conn_.async_open_channel(use_awaitable);
-                if (oe) {
-                    failure = "opening a channel: " + conn_.last_error().message;
-                    break;
-                }
-                lane_ch = opened;
-            }
-            failure = co_await start_lane(i, lane_ch);
-            if (!failure.empty() && lane_ch.is_open()) co_await lane_ch.async_close(use_awaitable);
-        }
-        if (spare && spare->is_open()) co_await spare->async_close(use_awaitable);
+        if (ch.is_open()) co_await ch.async_close(use_awaitable);
+        if (failure.empty() && stopping_) failure = "stopping";
+        if (failure.empty() && !intake_up()) failure = co_await start_lane(next_lane(no_lane));
     }
     subscribing_ = false;
     if (started_) {
@@ -185,22 +159,29 @@ asio::awaitable<void> consumer::impl::subscribe() {
     }
 }
 
-asio::awaitable<std::string> consumer::impl::start_lane(std::size_t i, amqp::channel ch) {
+asio::awaitable<std::string> consumer::impl::start_lane(std::size_t i) {
     using asio::use_awaitable;
-    amqp::qos_options qos;
-    qos.prefetch_count = options_.effective_prefetch();
-    if (auto qe = co_await ch.async_qos(qos, use_awaitable)) co_return "basic.qos: " + ch.last_error().message;
-    if (stopping_) co_return "stopping";
     auto& lane = lanes_[i];
-    // A new incarnation: whatever is still held from the last one goes.
-    drop_generation(i, lane.generation.load(), "resubscribed on a new channel");
-    if (++last_generation_ == 0) ++last_generation_;
-    const std::uint32_t gen = last_generation_;
-    lane.unsettled = 0;
-    lane.generation.store(gen, std::memory_order_release);
-    ch.set_close_handler([w = weak_from_this(), i, gen](const amqp::diagnostics& d) {
-        if (auto s = w.lock()) s->on_channel_lost(i, gen, "channel closed: " + d.message);
-    });
+    if (lane.generation.load() == 0 || !lane.channel.is_open()) {
+        // Down: a new incarnation on a new channel (whatever it still held goes).
+        drop_generation(i, lane.generation.load(), "lane reopened on a new channel");
+        auto [oe, ch] = co_await conn_.async_open_channel(use_awaitable);
+        if (oe) co_return "opening a channel: " + conn_.last_error().message;
+        if (++last_generation_ == 0) ++last_generation_;
+        const std::uint32_t gen = last_generation_;
+        lane.unsettled = 0;
+        lane.holding = 0;
+        lane.channel = ch;
+        lane.generation.store(gen, std::memory_order_release);
+        ch.set_close_handler([w = weak_from_this(), i, gen](const amqp::diagnostics& d) {
+            if (auto s = w.lock()) s->on_channel_lost(i, gen, "channel closed: " + d.message);
+        });
+        amqp::qos_options qos;
+        qos.prefetch_count = options_.effective_prefetch();
+        if (auto qe = co_await ch.async_qos(qos, use_awaitable)) co_return "basic.qos: " + ch.last_error().message;
+    }
+    if (stopping_) co_return "stopping";
+    const std::uint32_t gen = lane.generation.load();
     amqp::consume_options co;
     co.queue = options_.queue;
     amqp::consumer_handlers handlers;
@@ -210,22 +191,65 @@ asio::awaitable<std::string> consumer::impl::start_lane(std::size_t i, amqp::cha
     handlers.on_cancelled = [w = weak_from_this(), i, gen](std::error_code e) {
         if (auto s = w.lock()) s->on_channel_lost(i, gen, "consumer cancelled: " + e.message());
     };
-    lane.channel = ch;
+    auto ch = lane.channel;
     auto [ce, tag] = co_await ch.async_consume(co, std::move(handlers), use_awaitable);
-    if (ce) {
-        const std::string why = "basic.consume: " + ch.last_error().message;
-        drop_generation(i, gen, why);
-        lane.channel = {};
-        co_return why;
-    }
+    if (ce) co_return "basic.consume: " + ch.last_error().message;
+    if (lane.generation.load() != gen) co_return "the channel was lost while subscribing";
     lane.consumer_tag = tag;
+    intake_ = i;
     co_return std::string();
 }
 
-bool consumer::impl::all_lanes_up() const noexcept {
+std::size_t consumer::impl::next_lane(std::size_t besides) const noexcept {
+    std::size_t best = no_lane;
+    const auto better = [&](std::size_t i) {
+        if (best == no_lane) return true;
+        const auto& a = lanes_[i];
+        const auto& b = lanes_[best];
+        const bool a_open = a.generation.load() != 0 && a.channel.is_open();
+        const bool b_open = b.generation.load() != 0 && b.channel.is_open();
+        const std::size_t a_load = a_open ? a.holding : 0, b_load = b_open ? b.holding : 0;
+        if (a_load != b_load) return a_load < b_load;
+        return a_open && !b_open;  // reuse an open channel before opening one
+    };
     for (std::size_t i = 0; i < lane_count_; ++i)
-        if (lanes_[i].generation.load() == 0 || !lanes_[i].channel.is_open()) return false;
-    return true;
+        if (i != besides && better(i)) best = i;
+    return best;
+}
+
+asio::awaitable<void> consumer::impl::rotate() {
+    const std::size_t from = intake_;
+    const std::size_t to = next_lane(from);
+    // Nowhere better to go (one lane, or every lane holds as much).
+    if (to == no_lane || from == no_lane ||
+        (lanes_[to].generation.load() != 0 && lanes_[to].holding >= lanes_[from].holding)) {
+        rotating_ = false;
+        co_return;
+    }
+    const std::string failure = co_await start_lane(to);
+    rotating_ = false;
+    if (!failure.empty()) {
+        if (intake_ != from && hooks_.on_connection) {
+            try {
+                hooks_.on_connection("lane change failed: " + failure);
+            } catch (...) {
+            }
+        }
+        co_return;
+    }
+    // The new lane consumes; the old one stops taking deliveries and keeps
+    // what it holds until each job is settled.
+    auto& old = lanes_[from];
+    if (!old.consumer_tag.empty() && old.channel.is_open()) {
+        const std::string tag = std::exchange(old.consumer_tag, std::string());
+        co_await old.channel.async_cancel(tag, asio::use_awaitable);
+    }
+}
+
+bool consumer::impl::intake_up() const noexcept {
+    if (intake_ == no_lane) return false;
+    const auto& lane = lanes_[intake_];
+    return lane.generation.load() != 0 && lane.channel.is_open() && !lane.consumer_tag.empty();
 }
 
 bool consumer::impl::drop_generation(std::size_t lane, std::uint32_t gen, const std::string& why) {
@@ -235,6 +259,7 @@ bool consumer::impl::drop_generation(std::size_t lane, std::uint32_t gen, const 
         !lanes_[lane].generation.compare_exchange_strong(expected, 0, std::memory_order_acq_rel))
         return false;
     lanes_[lane].unsettled = 0;
+    lanes_[lane].holding = 0;
     for (auto& it : held_.remove(gen, &job::generation)) {
         ++counters_.dropped;
         auto e = event_of(it.value, job_event::kind::dropped);
@@ -247,8 +272,11 @@ bool consumer::impl::drop_generation(std::size_t lane, std::uint32_t gen, const 
 void consumer::impl::on_channel_lost(std::size_t lane, std::uint32_t gen, const std::string& why) {
     if (!drop_generation(lane, gen, why)) return;
     ++counters_.channel_losses;
-    lanes_[lane].channel = {};
-    lanes_[lane].consumer_tag.clear();
+    auto& l = lanes_[lane];
+    l.consumer_tag.clear();
+    if (l.channel.is_open()) l.channel.async_close([](std::error_code) {});  // a cancelled consumer
+    l.channel = {};
+    if (intake_ == lane) intake_ = no_lane;
     if (!stopping_) resubscribe_later(std::chrono::milliseconds(200));
 }
 
@@ -256,7 +284,7 @@ void consumer::impl::resubscribe_later(std::chrono::milliseconds delay) {
     auto timer = std::make_shared<asio::steady_timer>(io_, delay);
     timer->async_wait([w = weak_from_this(), timer](boost::system::error_code) {
         auto s = w.lock();
-        if (!s || s->stopping_ || s->subscribing_ || s->all_lanes_up()) return;
+        if (!s || s->stopping_ || s->subscribing_ || s->intake_up()) return;
         // A lost connection resubscribes from on_open once it is back.
         if (!s->conn_.is_open()) return;
         s->subscribing_ = true;
@@ -282,6 +310,7 @@ void consumer::impl::requeue_all(std::vector<due_item<job>> items) {
         if (count[i] > 1 && count[i] == lane.unsettled && lane.channel.is_open()) {
             at_once[i] = true;
             lane.unsettled = 0;
+            lane.holding = 0;
             counters_.requeued += count[i];
             lane.channel.async_nack(highest[i], true, true, [](std::error_code) {});
         }

@@ -63,6 +63,7 @@ amqp::channel* consumer::impl::settling_channel(const job& j) {
     // From an earlier incarnation, or the channel is closing: the broker redelivers it.
     if (!current(j) || !lane.channel.is_open()) return nullptr;
     if (lane.unsettled > 0) --lane.unsettled;
+    if (j.counted_holding && lane.holding > 0) --lane.holding;
     return &lane.channel;
 }
 

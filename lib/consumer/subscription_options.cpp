@@ -15,10 +15,17 @@ std::size_t subscription_options::effective_channels() const noexcept {
     return std::clamp<std::size_t>((max_held + 49) / 50, 1, 200);
 }
 
+std::size_t subscription_options::lane_hold() const noexcept {
+    const std::size_t lanes = effective_channels();
+    return (max_held + lanes - 1) / lanes;
+}
+
 std::uint16_t subscription_options::effective_prefetch() const noexcept {
     if (prefetch != 0) return prefetch;
-    const std::size_t lanes = effective_channels();
-    const std::size_t wanted = (max_held + workers + 64 + lanes - 1) / lanes;
+    // Room for a sooner job while the next lane takes over, and at least
+    // 1 000 so that parking's round trips (publish, confirm, ack) do not
+    // throttle the intake (bench/RESULTS.md, scenario H).
+    const std::size_t wanted = std::max<std::size_t>(2 * lane_hold() + workers + 64, 1000);
     return wanted > 65535 ? 0 : static_cast<std::uint16_t>(wanted);
 }
 

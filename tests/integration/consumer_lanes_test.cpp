@@ -1,12 +1,12 @@
-// Consuming lanes: the consumer subscribes on several channels, so the jobs
-// it holds unacknowledged are spread over them (the broker settles an ack by
-// walking its channel's unacknowledged list). Checked from the broker's own
-// view (rabbitmqctl list_consumers / list_channels), and a graceful stop that
-// gives every lane's held jobs back at once loses none.
+// Lanes: one channel consumes at a time and hands over once it holds its
+// share, so the jobs held unacknowledged are spread over several channels
+// (the broker settles an ack by walking its channel's unacknowledged list).
+// Checked from the broker's own view (rabbitmqctl list_connections /
+// list_channels), and a graceful stop that gives every lane's held jobs back
+// at once loses none.
 #include "consumer_fixture.hpp"
 #include "private_broker.hpp"
 
-#include <map>
 #include <set>
 #include <sstream>
 
@@ -35,22 +35,21 @@ std::vector<std::vector<std::string>> ctl_rows(const std::string& dir, std::vect
     return rows_of(r.out);
 }
 
-struct lane_view {
-    std::size_t prefetch = 0;
+struct channel_view {
+    std::size_t consumers = 0;
     std::size_t unacked = 0;
 };
 
-// Per consuming channel of `queue`: its consumer's prefetch and how many
-// deliveries the broker counts unacknowledged on it.
-std::map<std::string, lane_view> lanes_of(const std::string& dir, const std::string& queue) {
-    std::map<std::string, lane_view> lanes;
-    for (const auto& row : ctl_rows(dir, {"list_consumers", "queue_name", "channel_pid", "prefetch_count"}))
-        if (row.size() == 3 && row[0] == queue) lanes[row[1]].prefetch = std::stoul(row[2]);
-    for (const auto& row : ctl_rows(dir, {"list_channels", "pid", "messages_unacknowledged"})) {
-        if (row.size() != 2) continue;
-        if (auto it = lanes.find(row[0]); it != lanes.end()) it->second.unacked = std::stoul(row[1]);
-    }
-    return lanes;
+// The channels of the connection named `name`, as the broker counts them.
+std::vector<channel_view> channels_of(const std::string& dir, const std::string& name) {
+    std::string pid;
+    for (const auto& row : ctl_rows(dir, {"list_connections", "pid", "client_properties"}))
+        if (row.size() == 2 && row[1].find(name) != std::string::npos) pid = row[0];
+    REQUIRE_MESSAGE(!pid.empty(), "no connection named " << name);
+    std::vector<channel_view> out;
+    for (const auto& row : ctl_rows(dir, {"list_channels", "connection", "consumer_count", "messages_unacknowledged"}))
+        if (row.size() == 3 && row[0] == pid) out.push_back({std::stoul(row[1]), std::stoul(row[2])});
+    return out;
 }
 
 void wait_held(running_consumer& rc, std::size_t n) {
@@ -62,7 +61,7 @@ void wait_held(running_consumer& rc, std::size_t n) {
 
 }  // namespace
 
-TEST_CASE("lanes: one consumer per channel, held jobs spread over them within each prefetch") {
+TEST_CASE("lanes: one lane consumes until it holds its share, then the next takes over") {
     TARRY_REQUIRE_BROKER(url);
     const auto dir = tarry_test::broker_dir();
     if (!dir) {
@@ -73,32 +72,43 @@ TEST_CASE("lanes: one consumer per channel, held jobs spread over them within ea
     auto o = options_for(unique_name("lanes"));
     o.channels = 4;
     o.max_held = 100;
-    REQUIRE(o.effective_prefetch() == 42);  // ceil((100 + 4 + 64) / 4)
-    running_consumer rc(url, o);
+    REQUIRE(o.lane_hold() == 25);
+    auto cfg = config_of(url);
+    cfg.connection_name = unique_name("lanes-consumer");
+    running_consumer rc(cfg, o);
     auto ch = confirm_channel(c);
     const auto t0 = sys::now();
     for (int i = 0; i < 100; ++i)
-        publish_raw(ch, o.queue, "l" + std::to_string(i), {{"perform_job_at", epoch(t0 + 4s)}});
+        publish_raw(ch, o.queue, "l" + std::to_string(i), {{"perform_job_at", epoch(t0 + 5s)}});
     wait_held(rc, 100);
 
-    const auto lanes = lanes_of(*dir, o.queue);
-    REQUIRE(lanes.size() == 4);
-    std::size_t unacked = 0;
-    for (const auto& [pid, lane] : lanes) {
-        CHECK(lane.prefetch == 42);
-        CHECK(lane.unacked > 0);  // the broker dealt to every lane
-        CHECK(lane.unacked <= 42);
-        unacked += lane.unacked;
+    // Broker's view: one consumer in all; the 100 unacknowledged deliveries
+    // are spread over the four lanes, none holding much more than its share.
+    std::size_t consumers = 0, unacked = 0, lanes = 0;
+    for (const auto& chv : channels_of(*dir, cfg.connection_name)) {
+        consumers += chv.consumers;
+        unacked += chv.unacked;
+        if (chv.unacked == 0) continue;
+        ++lanes;
+        CHECK(chv.unacked <= 2 * o.lane_hold());
     }
+    CHECK(consumers == 1);
     CHECK(unacked == 100);
+    CHECK(lanes == 4);
 
     REQUIRE(rc.log.wait_count(kind::run, 100, 10s));
     std::set<std::string> ids;
     for (const auto& r : rc.log.of(kind::run)) {
         ids.insert(r.id);
         CHECK(r.at >= r.due);
+        CHECK(lateness_ms(r) < 250);
     }
     CHECK(ids.size() == 100);
+    // The lanes that stopped consuming settled their jobs: nothing is left unacknowledged.
+    std::this_thread::sleep_for(300ms);
+    std::size_t left = 0;
+    for (const auto& chv : channels_of(*dir, cfg.connection_name)) left += chv.unacked;
+    CHECK(left == 0);
     rc.worker.stop();
     CHECK(rc.log.count(kind::run) == 100);  // each once
     CHECK(rc.worker.stats().requeued == 0);
@@ -110,6 +120,7 @@ TEST_CASE("lanes: a graceful stop gives back every lane's held jobs, a job still
     connected_client c(url);
     auto o = options_for(unique_name("lanes-stop"));
     o.channels = 3;
+    o.max_held = 60;  // three lanes of 20
     o.shutdown_grace = 3s;
     auto ch = confirm_channel(c);
     const auto t0 = sys::now();

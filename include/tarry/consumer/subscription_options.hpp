@@ -36,20 +36,20 @@ struct subscription_options {
     /// Bounds of what is held. When full, the job due last is parked.
     std::size_t max_held = 10000;
     std::size_t max_held_bytes = std::size_t{64} << 20;
-    /// Consuming channels ("lanes"), each a consumer of the queue with its
-    /// own prefetch; the broker deals deliveries among them. RabbitMQ finds
-    /// the delivery tag of each acknowledgement by walking that channel's
-    /// unacknowledged deliveries from the oldest, so settling a job costs
-    /// in proportion to what its channel holds: spreading the held jobs over
-    /// lanes keeps parking and acking fast with many jobs held. Each lane is
-    /// a channel and a consumer on the broker (a few tens of KiB there).
-    /// 0 = derived: one lane per 50 of max_held, 1 to 200 (200 with the
-    /// defaults).
+    /// Consuming channels ("lanes"). RabbitMQ finds the delivery tag of each
+    /// acknowledgement by walking its channel's unacknowledged deliveries
+    /// from the oldest, and held jobs are the oldest: on one channel holding
+    /// 10 000 jobs every park or ack walks past all of them. So one lane at a
+    /// time consumes, and once it holds max_held / channels jobs the lane
+    /// holding fewest takes over (its consumer starts, the old one is
+    /// cancelled and keeps its held jobs until they are settled). Lanes are
+    /// opened as needed. 0 = derived: one per 50 of max_held, 1 to 200.
     std::size_t channels = 0;
-    /// basic.qos prefetch of each lane. 0 = derived: (max_held + workers +
-    /// 64) shared out over the lanes (rounded up), which keeps room open for
-    /// a job due sooner than everything held (above 65535 a lane has no
-    /// broker limit).
+    /// basic.qos prefetch of the consuming lane. 0 = derived: twice what a
+    /// lane holds before handing over, plus workers + 64, so there is room
+    /// for a job due sooner than everything held while the next lane takes
+    /// over; at least 1 000, so that parking's publish-confirm-ack round
+    /// trips do not throttle the intake (above 65535: no broker limit).
     std::uint16_t prefetch = 0;
     /// Parking: wait queues `<queue>.wait.<ttl ms>` with TTLs doubling from
     /// this up to the hold horizon; a parked job returns from the largest TTL
@@ -83,7 +83,10 @@ struct subscription_options {
     std::string dead_letter_queue_name() const;
     /// channels, or the derived value when it is 0.
     std::size_t effective_channels() const noexcept;
-    /// prefetch, or the derived value (per lane) when it is 0; 0 = no limit.
+    /// How many held jobs make the consuming lane hand over:
+    /// ceil(max_held / effective_channels()).
+    std::size_t lane_hold() const noexcept;
+    /// prefetch, or the derived value when it is 0; 0 = no limit.
     std::uint16_t effective_prefetch() const noexcept;
     /// min_park_ttl, or the derived value when it is 0.
     std::chrono::milliseconds effective_min_park_ttl() const noexcept;

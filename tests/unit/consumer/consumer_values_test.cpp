@@ -32,22 +32,30 @@ TEST_CASE("subscription options: the defaults are valid and derived values follo
     CHECK(o.dead_letter_queue_name() == "jobs.dead");
     o.dead_letter_queue = "graveyard";
     CHECK(o.dead_letter_queue_name() == "graveyard");
-    // 200 lanes share max_held + workers + 64, rounded up.
+    // Up to 200 lanes, each consuming until it holds 50; the window is twice
+    // that plus workers + 64, and at least 1 000.
     CHECK(o.effective_channels() == 200);
-    CHECK(o.effective_prefetch() == 51);  // ceil(10068 / 200)
-    CHECK(o.effective_prefetch() * o.effective_channels() >= o.max_held + o.workers + 64);
+    CHECK(o.lane_hold() == 50);
+    CHECK(o.effective_prefetch() == 1000);
     o.max_held = 10;
     CHECK(o.effective_channels() == 1);
-    CHECK(o.effective_prefetch() == 10 + 4 + 64);
-    o.max_held = 1000;
-    CHECK(o.effective_channels() == 20);
-    CHECK(o.effective_prefetch() == 54);  // ceil(1068 / 20)
+    CHECK(o.lane_hold() == 10);
+    CHECK(o.effective_prefetch() == 1000);
+    o.max_held = 1001;
+    CHECK(o.effective_channels() == 21);
+    CHECK(o.lane_hold() == 48);  // ceil(1001 / 21)
+    CHECK(o.lane_hold() * o.effective_channels() >= o.max_held);
     o.channels = 1;
-    o.max_held = 70000;
+    o.max_held = 40000;
+    CHECK(o.lane_hold() == 40000);
     CHECK(o.effective_prefetch() == 0);  // beyond 16 bits: no broker limit
     o.channels = 0;
+    o.max_held = 70000;
     CHECK(o.effective_channels() == 200);
-    CHECK(o.effective_prefetch() == 351);  // ceil(70068 / 200)
+    CHECK(o.effective_prefetch() == 1000);
+    o.max_held = 150000;
+    CHECK(o.lane_hold() == 750);
+    CHECK(o.effective_prefetch() == 2 * 750 + 4 + 64);
     o.prefetch = 50;
     CHECK(o.effective_prefetch() == 50);
     o.channels = 3;
