@@ -272,7 +272,8 @@ void scenario_memory(const context& cx) {
     const double delete_s = seconds_since(d0);
     const double per_job = static_cast<double>(after - before) / n - static_cast<double>(body_bytes);
     std::printf("\n### M: memory per held job\n\n%zu jobs with %zu-byte bodies due 5-10 min ahead (random "
-                "order), max_held 200000, max_held_bytes 1 GiB, derived lanes and prefetch (%zu lanes of %u); "
+                "order), max_held 200000, max_held_bytes 1 GiB, derived lanes and prefetch (up to %zu lanes, "
+                "prefetch %u); "
                 "RSS from /proc/self/statm. Encoded properties (message_id + perform_job_at): %.1f "
                 "bytes a job on average.\n\n",
                 n, body_bytes, opts.effective_channels(), opts.effective_prefetch(),

@@ -214,7 +214,8 @@ void scenario_head_of_line(const context& cx, const std::vector<std::size_t>& fa
     const auto defaults = options_for(cx, "x");
     std::printf("\n### H: head-of-line\n\nFar jobs (all due at t0+90 s, or t0+60 s beyond 10 000 of them; t0: the "
                 "far publishing starts) published first, then 50 near jobs due 2 s after the far ones were "
-                "confirmed; default options (max_held %zu, %zu lanes of prefetch %u, %zu workers); the consumer "
+                "confirmed; default options (max_held %zu, up to %zu lanes consuming one at a time, prefetch %u, "
+                "%zu workers); the consumer "
                 "stops once the near jobs ran. \"then\": the consumer's counters when the near jobs were "
                 "published.\n\n",
                 defaults.max_held, defaults.effective_channels(), defaults.effective_prefetch(), defaults.workers);
