@@ -23,18 +23,20 @@ namespace tarry {
 namespace asio = boost::asio;
 
 namespace {
+// Reports `what` to the on_connection hook, if any; what it throws is dropped.
+void tell(const std::function<void(const std::string&)>& say, const std::string& what) {
+    if (!say) return;
+    try {
+        say(what);
+    } catch (...) {
+    }
+}
+
 amqp::connection_hooks connection_hooks_of(consumer::impl* self, const consumer_hooks& hooks,
                                            std::function<void()> on_open) {
     amqp::connection_hooks h;
     h.on_open = [on_open = std::move(on_open)](const amqp::connection_info&) { on_open(); };
-    auto say = hooks.on_connection;
-    auto tell = [say](const std::string& what) {
-        if (!say) return;
-        try {
-            say(what);
-        } catch (...) {
-        }
-    };
+    auto tell = [say = hooks.on_connection](const std::string& what) { tarry::tell(say, what); };
     h.on_lost = [tell](const amqp::diagnostics& d) { tell("lost: " + d.message); };
     h.on_reconnect_scheduled = [tell](unsigned attempt, std::chrono::milliseconds delay,
                                       const amqp::diagnostics&) {
@@ -93,12 +95,7 @@ void consumer::impl::start() {
 }
 
 void consumer::impl::on_open() {
-    if (hooks_.on_connection) {
-        try {
-            hooks_.on_connection("connected");
-        } catch (...) {
-        }
-    }
+    tell(hooks_.on_connection, "connected");
     if (stopping_ || subscribing_) return;
     subscribing_ = true;
     asio::co_spawn(io_, subscribe(), asio::detached);
@@ -149,12 +146,7 @@ asio::awaitable<void> consumer::impl::subscribe() {
         co_return;
     }
     if (!failure.empty() && !stopping_) {
-        if (hooks_.on_connection) {
-            try {
-                hooks_.on_connection("subscribe failed, retrying in 1 s: " + failure);
-            } catch (...) {
-            }
-        }
+        tell(hooks_.on_connection, "subscribe failed, retrying in 1 s: " + failure);
         resubscribe_later(std::chrono::seconds(1));
     }
 }
@@ -228,13 +220,8 @@ asio::awaitable<void> consumer::impl::rotate() {
     }
     const std::string failure = co_await start_lane(to);
     rotating_ = false;
-    if (!failure.empty()) {
-        if (intake_ != from && hooks_.on_connection) {
-            try {
-                hooks_.on_connection("lane change failed: " + failure);
-            } catch (...) {
-            }
-        }
+    if (!failure.empty()) {  // the old lane goes on consuming
+        tell(hooks_.on_connection, "lane change failed: " + failure);
         co_return;
     }
     // The new lane consumes; the old one stops taking deliveries and keeps
