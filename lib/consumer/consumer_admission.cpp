@@ -4,6 +4,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 
 namespace tarry {
 
@@ -30,7 +31,8 @@ void consumer::impl::admit(std::size_t lane, std::uint32_t gen, amqp::delivery d
         return;
     }
     auto read = contract::read_schedule(d.msg.properties, now, rules_);
-    j.msg = detail::packed_message::pack(d.msg);
+    // Kept as decoded; packed only if it comes to wait (push_held).
+    j.msg = detail::packed_message::keep(std::move(d.msg));
     if (auto* refused = std::get_if<contract::schedule_refusal>(&read)) {
         dead_letter(std::move(j), std::move(refused->reason));
         return;
@@ -40,7 +42,15 @@ void consumer::impl::admit(std::size_t lane, std::uint32_t gen, amqp::delivery d
         ++counters_.fast_path;
         const auto bytes = cost_of(j);
         const auto due = to_steady(held_.clock(), j.due);
-        held_.push_ready(std::move(j), due, bytes);
+        held_.push_ready_quiet(std::move(j), due, bytes);
+        // Workers are woken once for the deliveries of this read, after them.
+        if (!wake_posted_) {
+            wake_posted_ = true;
+            asio::post(io_, [this] {
+                wake_posted_ = false;
+                held_.wake_ready();
+            });
+        }
         return;
     }
     if (j.due - now > options_.hold_horizon) {
@@ -82,6 +92,7 @@ void consumer::impl::park_or_hold(job j, wall_time now) {
 }
 
 void consumer::impl::push_held(job j) {
+    if (const auto* whole = j.msg.kept()) j.msg = detail::packed_message::pack(*whole);
     const auto bytes = cost_of(j);
     const auto due = j.due;
     const std::size_t lane = j.lane;

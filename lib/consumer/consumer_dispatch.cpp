@@ -12,7 +12,9 @@ void consumer::impl::run(due_item<job>& item) {
         emit(event_of(j, job_event::kind::dropped));
         return;
     }
-    const amqp::message msg = j.msg.unpack();
+    // A job due at arrival was kept as decoded; a held one is unpacked now.
+    std::optional<amqp::message> unpacked;
+    const amqp::message& msg = j.msg.kept() ? *j.msg.kept() : unpacked.emplace(j.msg.unpack());
     const wall_time started = std::chrono::system_clock::now();
     ++counters_.started;
     auto e = event_of(j, job_event::kind::run, msg.properties);
@@ -31,9 +33,24 @@ void consumer::impl::run(due_item<job>& item) {
     } else if (outcome->what() == job_outcome::kind::failure) {
         ++counters_.failed;
     }
-    boost::asio::post(io_, [this, j = std::move(j), o = std::move(*outcome), started]() mutable {
-        settle(std::move(j), std::move(o), started);
-    });
+    // To the I/O thread, batched: one post carries every outcome that
+    // arrives before the I/O thread gets to it.
+    bool first = false;
+    {
+        std::lock_guard lock(outcomes_mutex_);
+        first = outcomes_.empty();
+        outcomes_.push_back(finished_job{std::move(j), std::move(*outcome), started});
+    }
+    if (first) boost::asio::post(io_, [this] { settle_finished(); });
+}
+
+void consumer::impl::settle_finished() {
+    std::vector<finished_job> batch;
+    {
+        std::lock_guard lock(outcomes_mutex_);
+        batch.swap(outcomes_);
+    }
+    for (auto& f : batch) settle(std::move(f.j), std::move(f.outcome), f.started);
 }
 
 job_outcome consumer::impl::outcome_of(std::exception_ptr e) const {

@@ -32,6 +32,7 @@
 
 #include <atomic>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -116,6 +117,15 @@ private:
     /// The outcome of an exception a handler threw.
     job_outcome outcome_of(std::exception_ptr e) const;
 
+    /// A job a worker ran, and what came of it, for the I/O thread.
+    struct finished_job {
+        job j;
+        job_outcome outcome;
+        wall_time started;
+    };
+    /// Settles every finished job queued by workers (I/O thread).
+    void settle_finished();
+
     // ---- settlement, on the I/O thread (consumer_settlement.cpp) ----------
     void settle(job j, job_outcome outcome, wall_time started);
     void retry_or_dead_letter(job j, const job_outcome& failure, wall_time started);
@@ -161,12 +171,15 @@ private:
     static constexpr std::size_t no_lane = static_cast<std::size_t>(-1);
     std::size_t intake_ = no_lane;  // the consuming lane
     bool rotating_ = false;
+    bool wake_posted_ = false;  // a wake_ready() for quietly pushed ready jobs is queued
     bool subscribing_ = false;
     bool stopping_ = false;
     std::optional<std::promise<std::string>> started_;  // "" or why the first subscribe failed
 
     std::uint32_t last_generation_ = 0;     // I/O thread: the last incarnation number given
     std::atomic<std::size_t> in_flight_{0};  // republishes awaiting their confirm
+    std::mutex outcomes_mutex_;
+    std::vector<finished_job> outcomes_;  // run, not yet settled; a post is queued when non-empty
     std::atomic<bool> stopped_{false};
     detail::consumer_counters counters_;
 };

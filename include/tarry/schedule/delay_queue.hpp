@@ -197,6 +197,42 @@ public:
         return push_result::ok;
     }
 
+    /// As push_ready(), but wakes no waiting pop: for a producer that pushes
+    /// a batch and then calls wake_ready() once, so that waiters are woken
+    /// once per batch, not once per item. The item is visible to pops at
+    /// once; until wake_ready(), a pop already asleep may not see it.
+    push_result push_ready_quiet(T&& value, steady_time due, std::size_t bytes = 0) {
+        std::lock_guard lock(mutex_);
+        if (const auto refused = admit(bytes)) return *refused;
+        const ticks now = clock_.now().time_since_epoch().count();
+        const ticks at = std::min<ticks>(due.time_since_epoch().count(), now);
+        ready_.push_back(detail::queued<T>{at, next_seq_++, bytes, std::move(value)});
+        if (now > last_now_) last_now_ = now;
+        bytes_ += bytes;
+        ++pushed_;
+        ++unannounced_;
+        publish_sizes();
+        return push_result::ok;
+    }
+
+    /// Wakes as many waiting pops as items were pushed by push_ready_quiet()
+    /// since the last call (all of them when there are at least as many items).
+    void wake_ready() {
+        std::size_t wake = 0;
+        bool all = false;
+        {
+            std::lock_guard lock(mutex_);
+            wake = std::min(unannounced_, waiters_);
+            all = wake > 0 && wake == waiters_;
+            unannounced_ = 0;
+        }
+        if (all) {
+            cv_.notify_all();
+            return;
+        }
+        for (std::size_t i = 0; i < wake; ++i) cv_.notify_one();
+    }
+
     /// Blocks until the earliest item is due and returns it, or returns empty
     /// once the queue is closed.
     std::optional<item> pop() { return pop_impl(nullptr, nullptr); }
@@ -527,6 +563,7 @@ private:
     ticks last_now_ = std::numeric_limits<ticks>::min();
     bool closed_ = false;
     std::size_t waiters_ = 0;
+    std::size_t unannounced_ = 0;  // push_ready_quiet() items not yet announced by wake_ready()
     std::uint64_t leader_ = 0;  // ticket of the thread sleeping for the earliest item; 0: none
     std::uint64_t leader_tickets_ = 0;
 

@@ -209,4 +209,33 @@ TEST_CASE("a packed message unpacks to the message it was, in one allocation of 
     const auto q = tarry::detail::packed_message::pack(body_only);
     CHECK(q.size() == 1000 + 2);  // two bytes of property flags, nothing set
     CHECK(q.unpack() == body_only);
+    CHECK(q.kept() == nullptr);
+}
+
+TEST_CASE("a kept message is the decoded message itself, moved; moves hand it over") {
+    amqp::message m("kept body");
+    m.properties.message_id = "id-2";
+    m.properties.headers = amqp::field_table{{"perform_job_at", 1700000005.25}};
+    const amqp::message original = m;
+    auto k = tarry::detail::packed_message::keep(std::move(m));
+    REQUIRE(k.kept() != nullptr);
+    CHECK(*k.kept() == original);
+    CHECK(k.unpack() == original);
+    CHECK(k.properties() == original.properties);
+    CHECK(k.body() == "kept body");
+    CHECK(k.size() == original.body.size());
+    const auto* where = k.kept();
+    tarry::detail::packed_message moved(std::move(k));
+    CHECK(moved.kept() == where);  // the same object, not a copy
+    CHECK(k.kept() == nullptr);    // NOLINT: the moved-from handle is empty
+    CHECK(k.unpack() == amqp::message{});
+    // Assigning over a packed message frees it and takes the kept one.
+    auto p = tarry::detail::packed_message::pack(original);
+    p = std::move(moved);
+    CHECK(p.kept() == where);
+    CHECK(p.unpack() == original);
+    // And a packed one can replace a kept one (what push_held does).
+    p = tarry::detail::packed_message::pack(*p.kept());
+    CHECK(p.kept() == nullptr);
+    CHECK(p.unpack() == original);
 }

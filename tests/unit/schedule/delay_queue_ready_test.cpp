@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <future>
+#include <thread>
 
 using namespace std::chrono_literals;
 using tarry::fake_clock;
@@ -67,6 +68,55 @@ TEST_CASE("push_ready wakes a consumer sleeping for a later held item") {
     REQUIRE(it);
     CHECK(it->value == 6);
     CHECK(q.size() == 1);
+}
+
+TEST_CASE("push_ready_quiet wakes nobody until wake_ready, yet the item is there at once") {
+    fake_clock clk;
+    queue q({}, clk);
+    q.push(5, clk.now() + 1h);
+    auto got = std::async(std::launch::async, [&] { return q.pop(); });
+    REQUIRE(clk.wait_for_sleepers(1));
+    REQUIRE(q.push_ready_quiet(6, clk.now()) == push_result::ok);
+    REQUIRE(q.push_ready_quiet(7, clk.now()) == push_result::ok);
+    CHECK(q.size() == 3);
+    CHECK(got.wait_for(100ms) == std::future_status::timeout);  // still asleep for the 1 h item
+    q.wake_ready();
+    REQUIRE(got.wait_for(5s) == std::future_status::ready);
+    const auto it = got.get();
+    REQUIRE(it);
+    CHECK(it->value == 6);
+    CHECK(q.try_pop()->value == 7);  // a pop that was not asleep finds it without a wake
+    q.wake_ready();                  // nothing announced: a no-op
+    CHECK(q.size() == 1);
+    CHECK(q.stats().pushed == 3);
+}
+
+TEST_CASE("wake_ready wakes one sleeper per quiet item, not more") {
+    fake_clock clk;
+    queue q({}, clk);
+    q.push(5, clk.now() + 1h);
+    auto first = std::async(std::launch::async, [&] { return q.pop(); });
+    auto second = std::async(std::launch::async, [&] { return q.pop(); });
+    REQUIRE(clk.wait_for_sleepers(1));
+    // Both wait (one leads on the clock, one on the condition); give the second time to block.
+    std::this_thread::sleep_for(50ms);
+    q.push_ready_quiet(6, clk.now());
+    q.wake_ready();
+    // Exactly one of them gets the item; the other goes back to sleep.
+    const auto one_done = [&] {
+        for (int i = 0; i < 500; ++i) {
+            if (first.wait_for(10ms) == std::future_status::ready) return &first;
+            if (second.wait_for(0ms) == std::future_status::ready) return &second;
+        }
+        return static_cast<std::future<std::optional<queue::item>>*>(nullptr);
+    }();
+    REQUIRE(one_done != nullptr);
+    CHECK(one_done->get()->value == 6);
+    auto& other = one_done == &first ? second : first;
+    CHECK(other.wait_for(100ms) == std::future_status::timeout);
+    clk.advance(1h);  // the held item is due: the other one takes it
+    REQUIRE(other.wait_for(5s) == std::future_status::ready);
+    CHECK(other.get()->value == 5);
 }
 
 TEST_CASE("ready items count against the bounds and are seen by take_latest, remove and drain") {
