@@ -132,7 +132,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 void scenario_throughput(const context& cx) {
-    constexpr int rounds = 5;
+    constexpr int rounds = 9;
     endpoint admin(cx.config);
     // The consumer's window (its consuming lane's prefetch), the same for the other two.
     const auto defaults = options_for(cx, "x");
@@ -152,20 +152,23 @@ void scenario_throughput(const context& cx) {
     const double t = median(tarry_rates), w = median(raw_rates), p = median(pika_rates);
     std::printf("\n### T: throughput\n\n%zu jobs due now (no schedule header), published before consuming, "
                 "no-op handler, 4 workers, the same prefetch for all three: %u; first delivery (first handler start "
-                "for tarry) to last ack (last success for tarry); %d interleaved rounds.\n\n",
+                "for tarry) to last ack (last success for tarry); %d interleaved rounds. The ratio is the median "
+                "of each round's tarry / raw (the raw loop runs right after tarry in every round, so both see "
+                "the same machine); the ratio of the medians is given beside it.\n\n",
                 throughput_jobs, prefetch, rounds);
     std::printf("| consumer | jobs/s (median) | rounds | vs raw |\n|---|---:|---|---:|\n");
     std::vector<double> ratios;
     for (int r = 0; r < rounds; ++r) ratios.push_back(tarry_rates[r] / raw_rates[r]);
+    const double ratio = median(ratios);
     std::sort(ratios.begin(), ratios.end());
-    std::printf("| tarry consumer | %.0f | %s | **%.2f** (rounds %.2f-%.2f) |\n", t, all(tarry_rates).c_str(), t / w,
-                ratios.front(), ratios.back());
+    std::printf("| tarry consumer | %.0f | %s | **%.2f** (rounds %.2f-%.2f; medians %.2f) |\n", t,
+                all(tarry_rates).c_str(), ratio, ratios.front(), ratios.back(), t / w);
     std::printf("| raw consume + ack, tarry AMQP client | %.0f | %s | 1.00 |\n", w, all(raw_rates).c_str());
     std::printf("| pika 1.2 basic_consume + basic_ack | %.0f | %s | %.2f |\n", p, all(pika_rates).c_str(), p / w);
     std::printf("\nlast tarry round: received %llu, fast path %llu, succeeded %llu\n",
                 static_cast<unsigned long long>(st.received), static_cast<unsigned long long>(st.fast_path),
                 static_cast<unsigned long long>(st.succeeded));
-    std::printf("target: tarry >= 0.9 x raw: %s (%.2f)\n", verdict(t >= 0.9 * w), t / w);
+    std::printf("target: tarry >= 0.9 x raw: %s (%.2f)\n", verdict(ratio >= 0.9), ratio);
 }
 
 namespace {

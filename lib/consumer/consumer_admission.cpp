@@ -31,13 +31,20 @@ void consumer::impl::admit(std::size_t lane, std::uint32_t gen, amqp::delivery d
         return;
     }
     auto read = contract::read_schedule(d.msg.properties, now, rules_);
-    // Kept as decoded; packed only if it comes to wait (push_held).
-    j.msg = detail::packed_message::keep(std::move(d.msg));
+    // A job that will not wait (refused, or due already) is kept as decoded;
+    // one that may wait is packed at once (packing a kept one later would
+    // leave its freed decoded form scattered among the held jobs).
+    const auto* accepted = std::get_if<contract::schedule>(&read);
+    if (accepted && accepted->due > now) {
+        j.msg = detail::packed_message::pack(d.msg);
+    } else {
+        j.msg = detail::packed_message::keep(std::move(d.msg));
+    }
     if (auto* refused = std::get_if<contract::schedule_refusal>(&read)) {
         dead_letter(std::move(j), std::move(refused->reason));
         return;
     }
-    j.due = std::get<contract::schedule>(read).due;
+    j.due = accepted->due;
     if (j.due <= now) {
         ++counters_.fast_path;
         const auto bytes = cost_of(j);
