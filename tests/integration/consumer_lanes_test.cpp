@@ -112,6 +112,9 @@ TEST_CASE("lanes: one lane consumes until it holds its share, then the next take
     rc.worker.stop();
     CHECK(rc.log.count(kind::run) == 100);  // each once
     CHECK(rc.worker.stats().requeued == 0);
+    // Handing over cancels a consumer; that is no loss: nothing was dropped.
+    CHECK(rc.log.count(kind::dropped) == 0);
+    CHECK(rc.worker.stats().channel_losses == 0);
     cleanup(c, o);
 }
 
