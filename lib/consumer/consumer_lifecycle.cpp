@@ -258,7 +258,7 @@ bool consumer::impl::drop_generation(std::size_t lane, std::uint32_t gen, const 
 
 void consumer::impl::on_channel_lost(std::size_t lane, std::uint32_t gen, const std::string& why) {
     if (!drop_generation(lane, gen, why)) return;
-    ++counters_.channel_losses;
+    if (!stopping_) ++counters_.channel_losses;  // closing at stop() is no loss
     auto& l = lanes_[lane];
     l.consumer_tag.clear();
     if (l.channel.is_open()) l.channel.async_close([](std::error_code) {});  // a cancelled consumer
