@@ -181,20 +181,9 @@ public:
     /// guarantee as push().
     push_result push_ready(T&& value, steady_time due, std::size_t bytes = 0) {
         bool wake = false;
-        {
-            std::lock_guard lock(mutex_);
-            if (const auto refused = admit(bytes)) return *refused;
-            const ticks now = clock_.now().time_since_epoch().count();
-            const ticks at = std::min<ticks>(due.time_since_epoch().count(), now);
-            ready_.push_back(detail::queued<T>{at, next_seq_++, bytes, std::move(value)});
-            if (now > last_now_) last_now_ = now;
-            bytes_ += bytes;
-            ++pushed_;
-            publish_sizes();
-            wake = waiters_ > 0;
-        }
+        const push_result r = enqueue_ready(std::move(value), due, bytes, false, wake);
         if (wake) cv_.notify_one();
-        return push_result::ok;
+        return r;
     }
 
     /// As push_ready(), but wakes no waiting pop: for a producer that pushes
@@ -202,17 +191,8 @@ public:
     /// once per batch, not once per item. The item is visible to pops at
     /// once; until wake_ready(), a pop already asleep may not see it.
     push_result push_ready_quiet(T&& value, steady_time due, std::size_t bytes = 0) {
-        std::lock_guard lock(mutex_);
-        if (const auto refused = admit(bytes)) return *refused;
-        const ticks now = clock_.now().time_since_epoch().count();
-        const ticks at = std::min<ticks>(due.time_since_epoch().count(), now);
-        ready_.push_back(detail::queued<T>{at, next_seq_++, bytes, std::move(value)});
-        if (now > last_now_) last_now_ = now;
-        bytes_ += bytes;
-        ++pushed_;
-        ++unannounced_;
-        publish_sizes();
-        return push_result::ok;
+        bool unused = false;
+        return enqueue_ready(std::move(value), due, bytes, true, unused);
     }
 
     /// Wakes as many waiting pops as items were pushed by push_ready_quiet()
@@ -512,6 +492,26 @@ private:
             cv_.notify_all();
         });
         return pop_impl(deadline, &stop);
+    }
+
+    // push_ready() and push_ready_quiet(): appends to the ready lane; a quiet
+    // push is counted for wake_ready(), a loud one says whether to wake a waiter.
+    push_result enqueue_ready(T&& value, steady_time due, std::size_t bytes, bool quiet, bool& wake) {
+        std::lock_guard lock(mutex_);
+        if (const auto refused = admit(bytes)) return *refused;
+        const ticks now = clock_.now().time_since_epoch().count();
+        const ticks at = std::min<ticks>(due.time_since_epoch().count(), now);
+        ready_.push_back(detail::queued<T>{at, next_seq_++, bytes, std::move(value)});
+        if (now > last_now_) last_now_ = now;
+        bytes_ += bytes;
+        ++pushed_;
+        if (quiet) {
+            ++unannounced_;
+        } else {
+            wake = waiters_ > 0;
+        }
+        publish_sizes();
+        return push_result::ok;
     }
 
     // The wait loop of every blocking pop (the leader/follower scheme of
