@@ -157,7 +157,9 @@ int main(int argc, char** argv) {
                 tarry::amqp::message m(std::string("payload of ") + j.id);
                 m.properties.message_id = j.id;
                 m.properties.headers = tarry::amqp::field_table{{"x-demo-fail", std::int32_t{j.fail_times}}};
-                const auto when = start + j.delay;
+                // "now" is due as it is published (its lateness is then the
+                // consumer's, not the time it took to publish the jobs before it).
+                const auto when = j.delay == 0ms ? sys::now() : start + j.delay;
                 if (auto ec = pub.async_publish("", queue, std::move(m), tarry::job_schedule::at(when),
                                                 boost::asio::use_future).get())
                     throw std::runtime_error(std::string("publish ") + j.id + ": " + ec.message());
