@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <thread>
 
 namespace consumer_it {
 
@@ -156,6 +157,14 @@ inline std::string reason_of(const amqp::message& m) {
 }
 
 /// Lateness of a run event in milliseconds (at − due).
+/// Waits up to `t` until the consumer holds `n` jobs; whether it does.
+inline bool wait_held(running_consumer& rc, std::size_t n, std::chrono::milliseconds t = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + t;
+    while (rc.worker.stats().held < n && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return rc.worker.stats().held == n;
+}
+
 inline double lateness_ms(const job_event& e) {
     return std::chrono::duration<double, std::milli>(e.at - e.due).count();
 }

@@ -52,13 +52,6 @@ std::vector<channel_view> channels_of(const std::string& dir, const std::string&
     return out;
 }
 
-void wait_held(running_consumer& rc, std::size_t n) {
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (rc.worker.stats().held < n && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(10ms);
-    REQUIRE(rc.worker.stats().held == n);
-}
-
 }  // namespace
 
 TEST_CASE("lanes: one lane consumes until it holds its share, then the next takes over") {
@@ -80,7 +73,7 @@ TEST_CASE("lanes: one lane consumes until it holds its share, then the next take
     const auto t0 = sys::now();
     for (int i = 0; i < 100; ++i)
         publish_raw(ch, o.queue, "l" + std::to_string(i), {{"perform_job_at", epoch(t0 + 5s)}});
-    wait_held(rc, 100);
+    REQUIRE(wait_held(rc, 100));
 
     // Broker's view: one consumer in all; the 100 unacknowledged deliveries
     // are spread over the four lanes, none holding much more than its share.
@@ -139,7 +132,7 @@ TEST_CASE("lanes: a graceful stop gives back every lane's held jobs, a job still
         publish_raw(ch, o.queue, "slow", {});
         for (int i = 0; i < 60; ++i)
             publish_raw(ch, o.queue, "h" + std::to_string(i), {{"perform_job_at", epoch(t0 + 10min)}});
-        wait_held(rc, 60);
+        REQUIRE(wait_held(rc, 60));
         REQUIRE(rc.log.wait_count(kind::run, 1, 5s));
         REQUIRE(slow_started);
         // Stops while "slow" runs: its lane has one delivery besides the

@@ -23,10 +23,7 @@ TEST_CASE("connection cut: held jobs are dropped at once, redelivered after the 
     for (int i = 0; i < 20; ++i)
         publish_raw(ch, o.queue, "r" + std::to_string(i), {{"perform_job_at", epoch(t0 + 4s)}});
     // Wait until all 20 are held, then cut the socket under the consumer.
-    const auto held_deadline = std::chrono::steady_clock::now() + 10s;
-    while (rc.worker.stats().held < 20 && std::chrono::steady_clock::now() < held_deadline)
-        std::this_thread::sleep_for(10ms);
-    REQUIRE(rc.worker.stats().held == 20);
+    REQUIRE(wait_held(rc, 20));
     relay.cut_all();
     REQUIRE(rc.log.wait_count(kind::dropped, 20, 5s));
     CHECK(rc.worker.stats().held <= 20);  // redeliveries may already be arriving
