@@ -66,7 +66,7 @@ struct consume_lane {
 struct consumer_counters {
     std::atomic<std::uint64_t> received{0}, fast_path{0}, started{0}, succeeded{0}, failed{0},
         retried{0}, dead_lettered{0}, parked{0}, requeued{0}, dropped{0}, republish_failures{0},
-        channel_losses{0};
+        channel_losses{0}, lane_changes{0};
 };
 }  // namespace detail
 

@@ -231,6 +231,7 @@ asio::awaitable<void> consumer::impl::rotate() {
         const std::string tag = std::exchange(old.consumer_tag, std::string());
         co_await old.channel.async_cancel(tag, asio::use_awaitable);
     }
+    ++counters_.lane_changes;  // counted once the old lane takes no more
 }
 
 bool consumer::impl::intake_up() const noexcept {
@@ -367,6 +368,7 @@ consumer_stats consumer::impl::stats() const {
     s.dropped = c.dropped;
     s.republish_failures = c.republish_failures;
     s.channel_losses = c.channel_losses;
+    s.lane_changes = c.lane_changes;
     s.held = held_.size();
     s.held_bytes = held_.bytes();
     s.running = workers_ ? workers_->stats().running : 0;

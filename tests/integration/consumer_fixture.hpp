@@ -158,10 +158,17 @@ inline std::string reason_of(const amqp::message& m) {
 
 /// Lateness of a run event in milliseconds (at − due).
 /// Waits up to `t` until the consumer holds `n` jobs; whether it does.
-inline bool wait_held(running_consumer& rc, std::size_t n, std::chrono::milliseconds t = std::chrono::seconds(10)) {
+/// Polls the consumer's counters until `pred` holds of them or `t` passes.
+template <class Pred>
+bool wait_stats(running_consumer& rc, Pred pred, std::chrono::milliseconds t = std::chrono::seconds(10)) {
     const auto deadline = std::chrono::steady_clock::now() + t;
-    while (rc.worker.stats().held < n && std::chrono::steady_clock::now() < deadline)
+    while (!pred(rc.worker.stats()) && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return pred(rc.worker.stats());
+}
+
+inline bool wait_held(running_consumer& rc, std::size_t n, std::chrono::milliseconds t = std::chrono::seconds(10)) {
+    wait_stats(rc, [n](const tarry::consumer_stats& s) { return s.held >= n; }, t);
     return rc.worker.stats().held == n;
 }
 

@@ -522,14 +522,18 @@ TEST_CASE("echo_worker: killed while its retry copy is in flight, the job runs a
     {
         connected_client c(url);
         auto ch = confirm_channel(c);
-        publish_raw(ch, q, "victim", {{"x-echo-fail", std::int32_t{1}}, {"x-echo-sleep-ms", std::int32_t{1500}}});
+        publish_raw(ch, q, "victim", {{"x-echo-fail", std::int32_t{1}}, {"x-echo-sleep-ms", std::int32_t{5000}}});
     }
     REQUIRE_MESSAGE(w1->wait_count("run", 1, 10s), w1->transcript());
+    const auto handler_ends = std::chrono::steady_clock::now() + 5s;
     // While attempt 1 sleeps, the broker stops taking publishes: the retry
-    // copy will wait unconfirmed, the original unacknowledged.
+    // copy will wait unconfirmed, the original unacknowledged. (rabbitmqctl
+    // takes seconds on a loaded machine; the handler sleeps long enough.)
     const auto alarm = broker.ctl({"set_vm_memory_high_watermark", "0.000001"});
     REQUIRE_MESSAGE(alarm.exit_code == 0, alarm.err);
-    std::this_thread::sleep_for(2500ms);  // the handler has failed; the copy is stuck
+    REQUIRE_MESSAGE(std::chrono::steady_clock::now() < handler_ends - 200ms,
+                    "rabbitmqctl took longer than the handler's sleep: the alarm came too late to judge");
+    std::this_thread::sleep_until(handler_ends + 1s);  // the handler has failed; the copy is stuck
     w1->read_rest(200ms);
     CHECK_MESSAGE(w1->count("retry") == 0, w1->transcript());  // never confirmed
     w1->signal(SIGKILL);
