@@ -155,6 +155,8 @@ private:
     const job_handler handler_;
     const consumer_hooks hooks_;
     retry::random_source random_;  // I/O thread only (retry jitter)
+    unsigned refused_in_a_row_ = 0;          // I/O thread only: copies refused since the last confirmed one
+    retry::duration last_refusal_pause_{0};  // I/O thread only
 
     boost::asio::io_context io_;
     std::optional<boost::asio::executor_work_guard<executor>> guard_;

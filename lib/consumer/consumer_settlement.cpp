@@ -109,18 +109,23 @@ void consumer::impl::replace(job j, std::string exchange, std::string routing_ke
         std::move(exchange), routing_key, std::move(copy),
         asio::bind_executor(io_, [this, original, routing_key, done = std::move(done)](std::error_code ec) {
             if (!ec) {
+                refused_in_a_row_ = 0;
                 ack(*original);
                 done(*original);
                 --in_flight_;
                 return;
             }
             // Not confirmed: the original stays unacknowledged. Give it back
-            // after a pause (not at once: the cause may last).
+            // after a pause that grows while refusals go on (the cause may last).
             ++counters_.republish_failures;
+            const auto pause = retry::delay_after(options_.republish_backoff, ++refused_in_a_row_,
+                                                  last_refusal_pause_, random_);
+            last_refusal_pause_ = pause;
             auto e = event_of(*original, job_event::kind::failed);
-            e.reason = "republish to '" + routing_key + "' failed: " + ec.message();
+            e.reason = "republish to '" + routing_key + "' failed: " + ec.message() + "; given back in " +
+                       std::to_string(pause.count()) + " ms";
             emit(std::move(e));
-            auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::seconds(1));
+            auto timer = std::make_shared<asio::steady_timer>(io_, pause);
             timer->async_wait([this, timer, original](boost::system::error_code) {
                 nack_requeue(*original);
                 --in_flight_;

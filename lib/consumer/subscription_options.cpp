@@ -67,6 +67,9 @@ std::optional<std::string> validate(const subscription_options& o) {
         return "channels: " + std::to_string(o.channels) + " consuming channels is too many (at most 1000)";
     if (o.max_held_bytes == 0) return "max_held_bytes: must be positive";
     if (o.shutdown_grace.count() < 0) return "shutdown_grace: must not be negative";
+    if (o.republish_backoff.kind != retry::shape::custom && o.republish_backoff.base.count() <= 0)
+        return "republish_backoff: the pause must be positive, or a refused copy is retried at once, "
+               "over and over";
     return std::nullopt;
 }
 

@@ -144,6 +144,7 @@ TEST_CASE("the broker refuses the retry copy: the original is not acknowledged a
     o.channels = 1;
     o.prefetch = 1;
     o.retry = tarry::retry::backoff_policy::fixed(100ms);
+    o.republish_backoff = tarry::retry::backoff_policy::exponential(200ms, 3.0, 10s);
     auto setup = c.open_channel();
     auto q = queue_opts(o.queue, false, false, {{"x-max-length", std::int32_t{1}}, {"x-overflow", "reject-publish"}});
     q.durable = true;
@@ -155,14 +156,21 @@ TEST_CASE("the broker refuses the retry copy: the original is not acknowledged a
         REQUIRE(rc.log.wait_count(kind::run, 1, 10s));
         // The consumer holds the victim (prefetch 1); this one waits, filling the queue.
         publish_raw(ch, o.queue, "blocker", {{"perform_job_at", epoch(sys::now() + 1h)}});
-        REQUIRE(rc.log.wait_count(kind::failed, 2, 20s));
-        for (const auto& f : rc.log.of(kind::failed)) {
+        REQUIRE(rc.log.wait_count(kind::failed, 3, 20s));
+        const auto failed = rc.log.of(kind::failed);
+        for (const auto& f : failed) {
             CHECK(f.id == "victim");
             CHECK(f.reason.find("republish to '" + o.queue + "' failed") != std::string::npos);
         }
+        // Given back after 200 ms, then 600 ms (republish_backoff), each
+        // time run again and refused again.
+        CHECK(failed[0].reason.find("given back in 200 ms") != std::string::npos);
+        CHECK(failed[1].reason.find("given back in 600 ms") != std::string::npos);
+        CHECK(failed[1].at - failed[0].at >= 200ms);
+        CHECK(failed[2].at - failed[1].at >= 600ms);
         CHECK(rc.log.count(kind::retry) == 0);
         rc.worker.stop();
-        CHECK(rc.worker.stats().republish_failures >= 2);
+        CHECK(rc.worker.stats().republish_failures >= 3);
     }
     // Both are still in the queue; the victim was never acknowledged, nor copied.
     auto after = c.open_channel();

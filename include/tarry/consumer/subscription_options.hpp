@@ -74,6 +74,14 @@ struct subscription_options {
     /// derived from tarry::permanent_error, always). Called on worker
     /// threads. Empty: only permanent_error.
     std::function<bool(const std::exception_ptr&)> is_permanent;
+    /// When a copy (retry, parked job, dead letter) is refused or never
+    /// confirmed, its original stays unacknowledged and is given back
+    /// (basic.nack, requeue) after this pause, n = refusals in a row across
+    /// the consumer (a confirmed copy starts the count again), so a cause that
+    /// lasts (a full queue, an alarm) is not hammered. Default: 1 s doubling
+    /// to 30 s. Its attempt and time limits are not used.
+    retry::backoff_policy republish_backoff =
+        retry::backoff_policy::exponential(std::chrono::seconds(1), 2.0, std::chrono::seconds(30));
     /// Seed of the retry jitter's random source (0: from std::random_device).
     std::uint64_t retry_seed = 0;
     /// On stop(): how long running jobs may take to finish.

@@ -82,6 +82,7 @@ TEST_CASE("subscription options: each impossible setting is refused with a reaso
         {"max_held", [](tarry::subscription_options& o) { o.max_held = 0; }},
         {"max_held_bytes", [](tarry::subscription_options& o) { o.max_held_bytes = 0; }},
         {"channels", [](tarry::subscription_options& o) { o.channels = 1001; }},
+        {"republish_backoff", [](tarry::subscription_options& o) { o.republish_backoff.base = 0ms; }},
     };
     for (const auto& c : cases) {
         auto o = valid();
