@@ -160,7 +160,11 @@ private:
 
     boost::asio::io_context io_;
     std::optional<boost::asio::executor_work_guard<executor>> guard_;
-    amqp::connection conn_;
+    amqp::connection conn_;         // consumes, acks, nacks
+    // Publishes the copies (parked, retried, dead-lettered) on a connection of
+    // its own: the broker blocks a connection that publishes during a
+    // resource alarm, and the acks of other jobs must not wait behind it.
+    amqp::connection copies_conn_;
     publisher publisher_;
     delay_queue<job> held_;
     std::optional<worker_pool<job>> workers_;

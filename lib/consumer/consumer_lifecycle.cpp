@@ -32,11 +32,16 @@ void tell(const std::function<void(const std::string&)>& say, const std::string&
     }
 }
 
-amqp::connection_hooks connection_hooks_of(consumer::impl* self, const consumer_hooks& hooks,
+// What a connection reports to the on_connection hook, each line prefixed
+// with `who` ("" for the consuming connection, "copies connection " for the
+// other); `on_open` (when set) runs after every (re)connect.
+amqp::connection_hooks connection_hooks_of(const consumer_hooks& hooks, const std::string& who,
                                            std::function<void()> on_open) {
     amqp::connection_hooks h;
-    h.on_open = [on_open = std::move(on_open)](const amqp::connection_info&) { on_open(); };
-    auto tell = [say = hooks.on_connection](const std::string& what) { tarry::tell(say, what); };
+    if (on_open) h.on_open = [on_open = std::move(on_open)](const amqp::connection_info&) { on_open(); };
+    auto tell = [say = hooks.on_connection, who](const std::string& what) { tarry::tell(say, who + what); };
+    h.on_blocked = [tell](const std::string& reason) { tell("blocked by the broker: " + reason); };
+    h.on_unblocked = [tell] { tell("unblocked"); };
     h.on_lost = [tell](const amqp::diagnostics& d) { tell("lost: " + d.message); };
     h.on_reconnect_scheduled = [tell](unsigned attempt, std::chrono::milliseconds delay,
                                       const amqp::diagnostics&) {
@@ -46,8 +51,13 @@ amqp::connection_hooks connection_hooks_of(consumer::impl* self, const consumer_
     h.on_closed = [tell](const amqp::diagnostics& d) {
         tell(d.code ? "closed: " + d.message : std::string("closed"));
     };
-    (void)self;
     return h;
+}
+
+// The copies connection's config: the consuming one's, its name marked.
+amqp::connection_config copies_config_of(amqp::connection_config c) {
+    if (!c.connection_name.empty()) c.connection_name += " (copies)";
+    return c;
 }
 
 std::string checked(subscription_options o, const job_handler& handler) {
@@ -66,9 +76,10 @@ consumer::impl::impl(amqp::connection_config config, subscription_options option
       hooks_(std::move(hooks)),
       random_(retry::make_random_source(options_.retry_seed)),
       guard_(io_.get_executor()),
-      conn_(io_.get_executor(), std::move(config),
-            connection_hooks_of(this, hooks_, [this] { on_open(); })),
-      publisher_(conn_),
+      conn_(io_.get_executor(), config, connection_hooks_of(hooks_, "", [this] { on_open(); })),
+      copies_conn_(io_.get_executor(), copies_config_of(std::move(config)),
+                   connection_hooks_of(hooks_, "copies connection ", nullptr)),
+      publisher_(copies_conn_),
       lanes_(std::make_unique<detail::consume_lane[]>(options_.effective_channels())),
       lane_count_(options_.effective_channels()) {}
 
@@ -81,10 +92,13 @@ void consumer::impl::start() {
     io_thread_ = std::thread([this] { io_.run(); });
     workers_.emplace(held_, options_.workers, [this](due_item<job>& it) { run(it); },
                      [](due_item<job>&, std::exception_ptr) {});
-    const auto connected = conn_.async_connect(asio::use_future).get();
-    if (connected) {
-        stop();
-        throw std::runtime_error("tarry consumer: cannot connect: " + conn_.last_error().message);
+    // Copies first, so that they can be published once deliveries arrive.
+    for (auto* c : {&copies_conn_, &conn_}) {
+        if (c->async_connect(asio::use_future).get()) {
+            const std::string why = c->last_error().message;
+            stop();
+            throw std::runtime_error("tarry consumer: cannot connect: " + why);
+        }
     }
     // on_open subscribes and fulfils the promise.
     if (const std::string failure = outcome.get(); !failure.empty()) {
@@ -346,7 +360,9 @@ void consumer::impl::stop() {
     while (in_flight_.load() > 0 && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     // 4. Close (queued behind the acks and nacks above), then end the I/O thread.
+    auto closing_copies = copies_conn_.async_close(asio::use_future);
     conn_.async_close(asio::use_future).wait_for(std::chrono::seconds(10));
+    closing_copies.wait_for(std::chrono::seconds(10));
     guard_.reset();
     io_.stop();
     io_thread_.join();

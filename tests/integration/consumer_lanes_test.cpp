@@ -40,15 +40,16 @@ struct channel_view {
     std::size_t unacked = 0;
 };
 
-// The channels of the connection named `name`, as the broker counts them.
+// The channels of the connections whose name contains `name` (the consumer's
+// own, and the one it publishes copies on), as the broker counts them.
 std::vector<channel_view> channels_of(const std::string& dir, const std::string& name) {
-    std::string pid;
+    std::set<std::string> pids;
     for (const auto& row : ctl_rows(dir, {"list_connections", "pid", "client_properties"}))
-        if (row.size() == 2 && row[1].find(name) != std::string::npos) pid = row[0];
-    REQUIRE_MESSAGE(!pid.empty(), "no connection named " << name);
+        if (row.size() == 2 && row[1].find(name) != std::string::npos) pids.insert(row[0]);
+    REQUIRE_MESSAGE(!pids.empty(), "no connection named " << name);
     std::vector<channel_view> out;
     for (const auto& row : ctl_rows(dir, {"list_channels", "connection", "consumer_count", "messages_unacknowledged"}))
-        if (row.size() == 3 && row[0] == pid) out.push_back({std::stoul(row[1]), std::stoul(row[2])});
+        if (row.size() == 3 && pids.count(row[0]) != 0) out.push_back({std::stoul(row[1]), std::stoul(row[2])});
     return out;
 }
 

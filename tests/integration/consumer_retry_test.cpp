@@ -1,12 +1,14 @@
 // Retries against the real broker: backoff delays between attempts,
 // attempts exhausted → dead-letter queue with reason and last error,
-// permanent failures, requeue, a refused retry copy (nothing lost), and
-// replay of dead letters.
+// permanent failures, requeue, a refused retry copy (nothing lost), a copy
+// held back by a resource alarm, and replay of dead letters.
 #include "consumer_fixture.hpp"
+#include "private_broker.hpp"
 
 #include "tarry/consumer/replay.hpp"
 
 #include <atomic>
+#include <sstream>
 
 using namespace consumer_it;
 
@@ -180,6 +182,59 @@ TEST_CASE("the broker refuses the retry copy: the original is not acknowledged a
     CHECK(first->item.msg.properties.message_id == std::optional<std::string>("victim"));
     CHECK(header(first->item.msg, "x-tarry-attempt") == nullptr);
     cleanup(c, o);
+}
+
+// messages_unacknowledged of `queue`, as the broker counts it.
+std::size_t unacked_in(tarry_test::private_broker& broker, const std::string& queue) {
+    auto r = broker.ctl({"list_queues", "name", "messages_unacknowledged", "--no-table-headers", "--quiet"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    std::istringstream lines(r.out);
+    for (std::string name, count; lines >> name >> count;)
+        if (name == queue) return std::stoul(count);
+    FAIL("no queue " << queue);
+    return 0;
+}
+
+TEST_CASE("a memory alarm holds back a retry copy, not the acks of the other jobs") {
+    // A private broker: its alarm blocks every connection that publishes.
+    tarry_test::private_broker broker;
+    const auto& url = broker.url();
+    connected_client c(url);
+    auto o = options_for(unique_name("alarm"));
+    o.retry = tarry::retry::backoff_policy::fixed(100ms);
+    running_consumer rc(url, o, fail_first);
+    const auto t0 = sys::now();
+    {
+        auto ch = confirm_channel(c);
+        publish_raw(ch, o.queue, "failing", {{"x-fail", std::int32_t{1}}, {"perform_job_at", epoch(t0 + 5s)}});
+        for (int i = 0; i < 10; ++i)
+            publish_raw(ch, o.queue, "fine" + std::to_string(i), {{"perform_job_at", epoch(t0 + 6s)}});
+    }
+    REQUIRE(wait_held(rc, 11));
+    const auto alarm = broker.ctl({"set_vm_memory_high_watermark", "0.000001"});
+    REQUIRE_MESSAGE(alarm.exit_code == 0, alarm.err);
+    REQUIRE_MESSAGE(sys::now() < t0 + 4500ms, "rabbitmqctl took too long: the jobs fell due before the alarm");
+    // "failing" fails at 5 s; its retry copy is published and not confirmed
+    // (its connection is now blocked). The ten fine jobs run at 6 s and
+    // their acks reach the broker all the same.
+    REQUIRE(rc.log.wait_count(kind::succeeded, 10, 15s));
+    std::size_t unacked = 0;
+    for (int i = 0; i < 50; ++i) {  // acks travel asynchronously
+        unacked = unacked_in(broker, o.queue);
+        if (unacked == 1) break;
+        std::this_thread::sleep_for(100ms);
+    }
+    CHECK(unacked == 1);  // only "failing", waiting for its copy's confirm
+    CHECK(rc.log.count(kind::retry) == 0);
+
+    const auto clear = broker.ctl({"set_vm_memory_high_watermark", "0.4"});
+    REQUIRE_MESSAGE(clear.exit_code == 0, clear.err);
+    REQUIRE(rc.log.wait_count(kind::succeeded, 11, 30s));
+    CHECK(rc.log.find(kind::retry, "failing"));
+    rc.worker.stop();
+    CHECK(unacked_in(broker, o.queue) == 0);
+    auto after = c.open_channel();
+    CHECK(value_of(after.async_declare_queue(passive_queue(o.queue), use_future)).message_count == 0);
 }
 
 TEST_CASE("replay moves dead letters back (all, or by reason) and they run from attempt 1") {

@@ -44,8 +44,9 @@ using job_handler = std::function<job_outcome(const job&)>;
 /// are ignored.
 struct consumer_hooks {
     std::function<void(const job_event&)> on_event;
-    /// The connection state, in words ("connected", "lost: ...",
-    /// "reconnecting in 200 ms", ...), for logs.
+    /// The connections' state, in words ("connected", "lost: ...",
+    /// "reconnecting in 200 ms", "copies connection blocked by the broker:
+    /// low on memory", ...), for logs.
     std::function<void(const std::string&)> on_connection;
 };
 
@@ -60,7 +61,10 @@ public:
     consumer(const consumer&) = delete;
     consumer& operator=(const consumer&) = delete;
 
-    /// Connects, declares the work, wait and dead-letter queues, subscribes
+    /// Opens two connections to `config`'s broker (one consumes and
+    /// settles, one publishes the copies that replace deliveries: parked,
+    /// retried, dead-lettered; its connection_name gets " (copies)"),
+    /// declares the work, wait and dead-letter queues, subscribes
     /// and starts the workers; returns once deliveries can flow. Throws
     /// std::runtime_error saying what failed (connect, a declaration, ...);
     /// then nothing keeps running. Call once.
@@ -69,7 +73,7 @@ public:
     /// Graceful shutdown, blocking: cancels the subscription, lets running
     /// jobs finish within shutdown_grace, gives every held job back to the
     /// broker (nack with requeue), waits for copies in flight, and closes
-    /// the connection. Idempotent.
+    /// both connections. Idempotent.
     void stop();
 
     consumer_stats stats() const;
