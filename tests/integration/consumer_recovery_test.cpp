@@ -1,10 +1,13 @@
 // Losing the connection: every job held from it is dropped at once (the
 // broker redelivers them), the consumer reconnects and resubscribes, and
-// each job still runs once, on time.
+// each job still runs once, on time. Losing the connection that publishes
+// the copies touches nothing held.
 #include "consumer_fixture.hpp"
+#include "private_broker.hpp"
 #include "tcp_relay.hpp"
 
 #include <set>
+#include <sstream>
 
 using namespace consumer_it;
 
@@ -38,5 +41,56 @@ TEST_CASE("connection cut: held jobs are dropped at once, redelivered after the 
     std::this_thread::sleep_for(500ms);
     CHECK(rc.log.count(kind::run) == 20);  // none twice
     CHECK(rc.worker.stats().channel_losses >= 1);
+    cleanup(c, o);
+}
+
+TEST_CASE("the copies connection closed by the broker: it reconnects alone, and retries go on") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto dir = tarry_test::broker_dir();
+    if (!dir) {
+        MESSAGE("SKIPPED: TARRY_TEST_BROKER_DIR is not set");
+        return;
+    }
+    connected_client c(url);
+    auto cfg = config_of(url);
+    cfg.connection_name = unique_name("copies-lost");
+    cfg.reconnect_backoff = tarry::retry::backoff_policy::fixed(200ms);
+    auto o = options_for(unique_name("copies-lost"));
+    o.retry = tarry::retry::backoff_policy::fixed(100ms);
+    o.republish_backoff = tarry::retry::backoff_policy::fixed(100ms);
+    // Every job fails its first attempt.
+    running_consumer rc(cfg, o, [](const tarry::job& j) {
+        return j.attempt == 1 ? tarry::job_outcome::failure("first attempts fail") : tarry::job_outcome::success();
+    });
+    auto ch = confirm_channel(c);
+    publish_raw(ch, o.queue, "before", {});
+    REQUIRE(rc.log.wait_count(kind::succeeded, 1, 10s));
+
+    // The broker closes the connection that publishes the copies, and only it.
+    auto list = tarry_test::private_broker::broker_ctl(
+        *dir, {"list_connections", "pid", "client_properties", "--no-table-headers", "--quiet"});
+    REQUIRE(list.exit_code == 0);
+    std::string pid;
+    std::istringstream lines(list.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find(cfg.connection_name + " (copies)") != std::string::npos) pid = line.substr(0, line.find('\t'));
+    REQUIRE_MESSAGE(!pid.empty(), list.out);
+    auto closed = tarry_test::private_broker::broker_ctl(*dir, {"close_connection", pid, "test says bye"});
+    REQUIRE_MESSAGE(closed.exit_code == 0, closed.err);
+
+    // A job failing after that is still retried (its copy goes out on the
+    // reconnected copies connection) and succeeds on attempt 2; the
+    // consuming side lost nothing.
+    publish_raw(ch, o.queue, "after", {});
+    REQUIRE(rc.log.wait_until([](const auto& es) {
+        return std::any_of(es.begin(), es.end(), [](const job_event& e) {
+            return e.what == kind::succeeded && e.id == "after";
+        });
+    }, 15s));
+    const auto done = rc.log.find(kind::succeeded, "after");
+    CHECK(done->attempt == 2);
+    CHECK(rc.log.find(kind::retry, "after"));
+    CHECK(rc.log.count(kind::dropped) == 0);
+    CHECK(rc.worker.stats().channel_losses == 0);
     cleanup(c, o);
 }
