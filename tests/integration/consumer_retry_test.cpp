@@ -196,6 +196,7 @@ std::size_t unacked_in(tarry_test::private_broker& broker, const std::string& qu
 }
 
 TEST_CASE("a memory alarm holds back a retry copy, not the acks of the other jobs") {
+    TARRY_REQUIRE_BROKER(shared_url);  // skipped, like the rest, outside a broker run
     // A private broker: its alarm blocks every connection that publishes.
     tarry_test::private_broker broker;
     const auto& url = broker.url();
