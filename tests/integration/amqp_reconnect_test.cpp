@@ -6,8 +6,6 @@
 #include "private_broker.hpp"
 #include "tcp_relay.hpp"
 
-#include <sstream>
-
 using namespace amqp_it;
 
 namespace {
@@ -81,11 +79,7 @@ void start_consuming(resubscriber& rs, client& c, const std::string& url) {
 
 TEST_CASE("closed by the broker (rabbitmqctl close_connection): 320 surfaced, consumption restored") {
     TARRY_REQUIRE_BROKER(url);
-    const auto dir = tarry_test::broker_dir();
-    if (!dir) {
-        MESSAGE("SKIPPED: TARRY_TEST_BROKER_DIR is not set");
-        return;
-    }
+    TARRY_REQUIRE_BROKER_DIR(dir);
     resubscriber rs;
     rs.queue = unique_name("reconnect-ctl");
     auto cfg = fast_reconnect(config_of(url));
@@ -96,16 +90,9 @@ TEST_CASE("closed by the broker (rabbitmqctl close_connection): 320 surfaced, co
     auto doomed = c.open_channel();
 
     // Find our connection by its name and have the broker close it.
-    auto list = tarry_test::private_broker::broker_ctl(
-        *dir, {"list_connections", "pid", "client_properties", "--no-table-headers", "--quiet"});
-    REQUIRE(list.exit_code == 0);
-    std::string pid;
-    std::istringstream lines(list.out);
-    for (std::string line; std::getline(lines, line);) {
-        if (line.find(cfg.connection_name) != std::string::npos) pid = line.substr(0, line.find('\t'));
-    }
-    REQUIRE_MESSAGE(!pid.empty(), list.out);
-    auto closed = tarry_test::private_broker::broker_ctl(*dir, {"close_connection", pid, "test says bye"});
+    const auto pids = tarry_test::private_broker::connection_pids(*dir, cfg.connection_name);
+    REQUIRE(pids.size() == 1);
+    auto closed = tarry_test::private_broker::broker_ctl(*dir, {"close_connection", pids[0], "test says bye"});
     REQUIRE_MESSAGE(closed.exit_code == 0, closed.err);
 
     REQUIRE(rs.wait_opens(2));

@@ -43,10 +43,9 @@ struct channel_view {
 // The channels of the connections whose name contains `name` (the consumer's
 // own, and the one it publishes copies on), as the broker counts them.
 std::vector<channel_view> channels_of(const std::string& dir, const std::string& name) {
-    std::set<std::string> pids;
-    for (const auto& row : ctl_rows(dir, {"list_connections", "pid", "client_properties"}))
-        if (row.size() == 2 && row[1].find(name) != std::string::npos) pids.insert(row[0]);
-    REQUIRE_MESSAGE(!pids.empty(), "no connection named " << name);
+    const auto found = tarry_test::private_broker::connection_pids(dir, name);
+    REQUIRE_MESSAGE(!found.empty(), "no connection named " << name);
+    const std::set<std::string> pids(found.begin(), found.end());
     std::vector<channel_view> out;
     for (const auto& row : ctl_rows(dir, {"list_channels", "connection", "consumer_count", "messages_unacknowledged"}))
         if (row.size() == 3 && pids.count(row[0]) != 0) out.push_back({std::stoul(row[1]), std::stoul(row[2])});
@@ -57,11 +56,7 @@ std::vector<channel_view> channels_of(const std::string& dir, const std::string&
 
 TEST_CASE("lanes: one lane consumes until it holds its share, then the next takes over") {
     TARRY_REQUIRE_BROKER(url);
-    const auto dir = tarry_test::broker_dir();
-    if (!dir) {
-        MESSAGE("SKIPPED: TARRY_TEST_BROKER_DIR is not set");
-        return;
-    }
+    TARRY_REQUIRE_BROKER_DIR(dir);
     connected_client c(url);
     auto o = options_for(unique_name("lanes"));
     o.channels = 4;

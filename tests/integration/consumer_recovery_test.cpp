@@ -7,7 +7,6 @@
 #include "tcp_relay.hpp"
 
 #include <set>
-#include <sstream>
 
 using namespace consumer_it;
 
@@ -46,11 +45,7 @@ TEST_CASE("connection cut: held jobs are dropped at once, redelivered after the 
 
 TEST_CASE("the copies connection closed by the broker: it reconnects alone, and retries go on") {
     TARRY_REQUIRE_BROKER(url);
-    const auto dir = tarry_test::broker_dir();
-    if (!dir) {
-        MESSAGE("SKIPPED: TARRY_TEST_BROKER_DIR is not set");
-        return;
-    }
+    TARRY_REQUIRE_BROKER_DIR(dir);
     connected_client c(url);
     auto cfg = config_of(url);
     cfg.connection_name = unique_name("copies-lost");
@@ -67,15 +62,9 @@ TEST_CASE("the copies connection closed by the broker: it reconnects alone, and 
     REQUIRE(rc.log.wait_count(kind::succeeded, 1, 10s));
 
     // The broker closes the connection that publishes the copies, and only it.
-    auto list = tarry_test::private_broker::broker_ctl(
-        *dir, {"list_connections", "pid", "client_properties", "--no-table-headers", "--quiet"});
-    REQUIRE(list.exit_code == 0);
-    std::string pid;
-    std::istringstream lines(list.out);
-    for (std::string line; std::getline(lines, line);)
-        if (line.find(cfg.connection_name + " (copies)") != std::string::npos) pid = line.substr(0, line.find('\t'));
-    REQUIRE_MESSAGE(!pid.empty(), list.out);
-    auto closed = tarry_test::private_broker::broker_ctl(*dir, {"close_connection", pid, "test says bye"});
+    const auto pids = tarry_test::private_broker::connection_pids(*dir, cfg.connection_name + " (copies)");
+    REQUIRE(pids.size() == 1);
+    auto closed = tarry_test::private_broker::broker_ctl(*dir, {"close_connection", pids[0], "test says bye"});
     REQUIRE_MESSAGE(closed.exit_code == 0, closed.err);
 
     // A job failing after that is still retried (its copy goes out on the

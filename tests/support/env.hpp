@@ -34,3 +34,14 @@ inline std::optional<std::string> broker_dir() { return env("TARRY_TEST_BROKER_D
         return;                                                                               \
     }                                                                                         \
     const std::string url_var = *url_var##_opt
+
+/// Skips the current doctest case, loudly, when the run's broker cannot be
+/// driven with rabbitmqctl (no node directory given).
+/// Usage:  TARRY_REQUIRE_BROKER_DIR(dir);  then *dir is the node directory.
+#define TARRY_REQUIRE_BROKER_DIR(dir_var)                          \
+    const auto dir_var = ::tarry_test::broker_dir();               \
+    if (!dir_var) {                                                \
+        MESSAGE("SKIPPED: TARRY_TEST_BROKER_DIR is not set");      \
+        return;                                                    \
+    }                                                              \
+    static_assert(true, "")

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -82,6 +83,19 @@ public:
         std::vector<std::string> argv{source_root() + "/scripts/broker", "ctl", dir};
         argv.insert(argv.end(), args.begin(), args.end());
         return run_process(argv, timeout);
+    }
+
+    /// The pids (as rabbitmqctl prints them) of the connections to the node
+    /// in `dir` whose client properties contain `name` (a connection_name,
+    /// or part of one). Empty when the listing fails or nothing matches.
+    static std::vector<std::string> connection_pids(const std::string& dir, const std::string& name) {
+        auto r = broker_ctl(dir, {"list_connections", "pid", "client_properties", "--no-table-headers", "--quiet"});
+        std::vector<std::string> pids;
+        if (r.exit_code != 0) return pids;
+        std::istringstream lines(r.out);
+        for (std::string line; std::getline(lines, line);)
+            if (line.find(name) != std::string::npos) pids.push_back(line.substr(0, line.find('\t')));
+        return pids;
     }
 
 private:
