@@ -156,8 +156,6 @@ inline std::string reason_of(const amqp::message& m) {
     return s ? *s : "";
 }
 
-/// Lateness of a run event in milliseconds (at − due).
-/// Waits up to `t` until the consumer holds `n` jobs; whether it does.
 /// Polls the consumer's counters until `pred` holds of them or `t` passes.
 template <class Pred>
 bool wait_stats(running_consumer& rc, Pred pred, std::chrono::milliseconds t = std::chrono::seconds(10)) {
@@ -167,11 +165,13 @@ bool wait_stats(running_consumer& rc, Pred pred, std::chrono::milliseconds t = s
     return pred(rc.worker.stats());
 }
 
+/// Waits up to `t` until the consumer holds `n` jobs; whether it holds exactly `n`.
 inline bool wait_held(running_consumer& rc, std::size_t n, std::chrono::milliseconds t = std::chrono::seconds(10)) {
     wait_stats(rc, [n](const tarry::consumer_stats& s) { return s.held >= n; }, t);
     return rc.worker.stats().held == n;
 }
 
+/// Lateness of a run event in milliseconds (at − due).
 inline double lateness_ms(const job_event& e) {
     return std::chrono::duration<double, std::milli>(e.at - e.due).count();
 }

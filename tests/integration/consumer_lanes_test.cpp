@@ -1,6 +1,7 @@
 // Lanes: one channel consumes at a time and hands over once it holds its
-// share (a burst that arrives in one read may overshoot it), so the jobs held unacknowledged are spread over several channels
-// (the broker settles an ack by walking its channel's unacknowledged list).
+// share (a burst that arrives in one read may overshoot it), so the jobs
+// held unacknowledged are spread over several channels (the broker settles
+// an ack by walking its channel's unacknowledged list).
 // Checked from the broker's own view (rabbitmqctl list_connections /
 // list_channels), and a graceful stop that gives every lane's held jobs back
 // at once loses none.

@@ -71,12 +71,9 @@ TEST_CASE("the copies connection closed by the broker: it reconnects alone, and 
     // reconnected copies connection) and succeeds on attempt 2; the
     // consuming side lost nothing.
     publish_raw(ch, o.queue, "after", {});
-    REQUIRE(rc.log.wait_until([](const auto& es) {
-        return std::any_of(es.begin(), es.end(), [](const job_event& e) {
-            return e.what == kind::succeeded && e.id == "after";
-        });
-    }, 15s));
+    REQUIRE(rc.log.wait_count(kind::succeeded, 2, 15s));  // "before", then "after"
     const auto done = rc.log.find(kind::succeeded, "after");
+    REQUIRE(done);
     CHECK(done->attempt == 2);
     CHECK(rc.log.find(kind::retry, "after"));
     CHECK(rc.log.count(kind::dropped) == 0);
