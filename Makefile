@@ -3,8 +3,11 @@
 # build with meson + ninja, and start their own private broker.
 BUILD ?= build
 MESON_FLAGS ?=
+# `make install PREFIX=/opt/tarry` installs there; without PREFIX, into the
+# build's prefix (meson's default: /usr/local).
+PREFIX ?=
 
-.PHONY: all deps build test demo bench fuzz clean
+.PHONY: all deps build test demo bench fuzz install clean
 
 all: build
 
@@ -17,13 +20,16 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
-# Every test program (unit, integration, interop, fuzz-corpus replay, and
-# the scheduling core under ThreadSanitizer); ends with `N passed, N failed`.
+# Every test program (unit, integration, interop, the layer checks, the
+# out-of-tree builds against an install, fuzz-corpus replay, and the
+# scheduling core under ThreadSanitizer); ends with `N passed, N failed`.
 test: build
 	@scripts/run-tests $(BUILD)
 
 # The sample worker against a private broker, with a timeline as it happens.
-demo: build
+# Builds only what the demo needs (the library and the demo program).
+demo: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD) samples/scheduled_jobs_demo
 	@scripts/demo $(BUILD)
 
 # Benchmarks (not run in CI); figures go to bench/RESULTS.md.
@@ -33,6 +39,11 @@ bench: build
 # A bounded libFuzzer run (about 60 s per target) with clang.
 fuzz: deps
 	@scripts/fuzz 60
+
+# The library, its headers, tarry.pc, the CMake package and the `tarry` tool.
+install: build
+	$(if $(PREFIX),meson configure $(BUILD) --prefix $(abspath $(PREFIX)))
+	meson install -C $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-fuzz

@@ -2,7 +2,7 @@
 // arguments with usage errors (exit 2), JSON strings and epoch-second times.
 #pragma once
 
-#include "tarry/schedule/clock.hpp"
+#include "tarry/time/time_points.hpp"
 
 #include <chrono>
 #include <cstdio>

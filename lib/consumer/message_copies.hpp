@@ -3,7 +3,7 @@
 #pragma once
 
 #include "tarry/amqp/message.hpp"
-#include "tarry/schedule/clock.hpp"
+#include "tarry/time/time_points.hpp"
 
 #include <chrono>
 #include <cstdint>

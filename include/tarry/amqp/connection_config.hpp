@@ -6,7 +6,7 @@
 // with exponential backoff and jitter.
 #pragma once
 
-#include "tarry/amqp/wire/content_assembler.hpp"
+#include "tarry/amqp/wire/limits.hpp"
 #include "tarry/retry/backoff.hpp"
 
 #include <chrono>
@@ -90,7 +90,7 @@ struct connection_config {
     /// Largest message body accepted from the broker, in bytes. Default
     /// 512 MiB; a larger one is a protocol error that closes the
     /// connection. 0 = the default.
-    std::uint64_t max_body_size = wire::content_assembler::default_max_body_size;
+    std::uint64_t max_body_size = wire::default_max_body_size;
 
     /// The port actually used: `port`, or the scheme's default.
     std::uint16_t effective_port() const noexcept {

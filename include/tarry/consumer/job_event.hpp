@@ -2,7 +2,7 @@
 // consumer's counters.
 #pragma once
 
-#include "tarry/schedule/clock.hpp"
+#include "tarry/time/time_points.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -9,7 +9,7 @@
 
 #include "tarry/amqp/wire/field_table.hpp"
 #include "tarry/amqp/wire/properties.hpp"
-#include "tarry/schedule/clock.hpp"
+#include "tarry/time/time_points.hpp"
 
 #include <chrono>
 #include <cstdint>

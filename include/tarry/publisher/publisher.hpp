@@ -37,7 +37,7 @@
 
 #include "tarry/amqp/connection.hpp"
 #include "tarry/publisher/publish_error.hpp"
-#include "tarry/schedule/clock.hpp"
+#include "tarry/time/time_points.hpp"
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/async_result.hpp>

@@ -13,6 +13,7 @@
 
 #include "tarry/amqp/wire/error.hpp"
 #include "tarry/amqp/wire/field_table.hpp"
+#include "tarry/amqp/wire/limits.hpp"
 #include "tarry/amqp/wire/frame.hpp"
 #include "tarry/amqp/wire/properties.hpp"
 
@@ -32,9 +33,8 @@ struct message_content {
 
 class content_assembler {
 public:
-    /// The default limit on a content's body_size: 512 MiB (RabbitMQ's own
-    /// default max_message_size is 128 MiB; this leaves room above it).
-    static constexpr std::uint64_t default_max_body_size = 512ull * 1024 * 1024;
+    /// The default limit on a content's body_size (limits.hpp).
+    static constexpr std::uint64_t default_max_body_size = wire::default_max_body_size;
 
     /// Assembles content on `channel`; a body_size above max_body_size is
     /// refused with body_too_large before anything is allocated for it.

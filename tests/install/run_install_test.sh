@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, then builds consumer_app.cpp
+# out of tree twice, with meson through pkg-config and with CMake through
+# find_package, and runs each against the broker at TARRY_TEST_AMQP_URL
+# without LD_LIBRARY_PATH: one job published with a delay by the installed
+# `tarry` tool must be held and run on time.
+#
+#   run_install_test.sh BUILD_DIR
+#
+# Exit 0 passed, 1 failed, 77 skipped (no broker URL: meson counts it as
+# skipped).
+set -uo pipefail
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -z "${TARRY_TEST_AMQP_URL:-}" ]; then
+  echo "skipped: TARRY_TEST_AMQP_URL is not set (make test starts a broker)"
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+
+# 1. Install. tarry.pc and the CMake package name their prefix relative to
+#    themselves, so the staged tree works where it is.
+meson install -C "$build" --no-rebuild --quiet --destdir "$work/stage" >"$work/install.log" 2>&1 \
+  || { cat "$work/install.log"; fail "meson install"; }
+pc=$(find "$work/stage" -name tarry.pc -path '*/pkgconfig/*' | head -n 1)
+[ -n "$pc" ] || fail "no tarry.pc installed"
+libdir=$(cd "$(dirname "$pc")/.." && pwd)
+prefix=$(cd "$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --variable=prefix tarry)" && pwd) \
+  || fail "tarry.pc names no prefix that exists"
+for f in "$prefix/include/tarry/consumer/consumer.hpp" "$prefix/include/tarry/time/time_points.hpp" \
+         "$libdir/libtarry.so" "$libdir/libtarry.a" "$libdir/cmake/tarry/tarryConfig.cmake" \
+         "$libdir/cmake/tarry/tarryConfigVersion.cmake" "$prefix/bin/tarry"; do
+  [ -e "$f" ] || fail "not installed: ${f#$work/stage}"
+done
+[ -z "$(find "$prefix/include" -name 'include-roots' -o -name '*.cpp')" ] || fail "build files installed under include/"
+echo "installed into a temporary prefix: $(find "$work/stage" -type f | wc -l) files"
+
+# 2. Build the program out of tree, both ways.
+PKG_CONFIG_PATH="$libdir/pkgconfig" meson setup "$work/meson-app" "$here" >"$work/meson.log" 2>&1 \
+  && ninja -C "$work/meson-app" >>"$work/meson.log" 2>&1 \
+  || { cat "$work/meson.log"; fail "the meson build through pkg-config"; }
+cmake -S "$here" -B "$work/cmake-app" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  >"$work/cmake.log" 2>&1 \
+  && cmake --build "$work/cmake-app" >>"$work/cmake.log" 2>&1 \
+  || { cat "$work/cmake.log"; fail "the CMake build through find_package"; }
+
+# 3. Run each: it must find the staged libtarry by itself.
+run_app() {
+  local name=$1 app=$2 queue="tarry-install-$$-$1" out="$work/$1.out"
+  ldd "$app" | grep -q "libtarry.so.* => $work/stage" \
+    || { ldd "$app"; fail "$name: consumer_app does not load the installed libtarry"; }
+  env -u LD_LIBRARY_PATH "$app" "$TARRY_TEST_AMQP_URL" "$queue" 30 >"$out" 2>&1 &
+  local pid=$!
+  for _ in $(seq 300); do
+    grep -q '^ready' "$out" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q '^ready' "$out" || { kill "$pid" 2>/dev/null; cat "$out"; fail "$name: consumer_app never got ready"; }
+  env -u LD_LIBRARY_PATH "$prefix/bin/tarry" publish --url "$TARRY_TEST_AMQP_URL" --queue "$queue" \
+    --delay-ms 1500 --id "install-$name" || { kill "$pid"; fail "$name: tarry publish"; }
+  wait "$pid"
+  local rc=$?
+  cat "$out"
+  [ $rc -eq 0 ] || fail "$name: consumer_app exited $rc"
+  echo "ok: $name build"
+}
+run_app meson "$work/meson-app/consumer_app"
+run_app cmake "$work/cmake-app/consumer_app"
+echo "passed: installed tree consumed by meson (pkg-config) and CMake (find_package)"

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Tests of the layer checks themselves, so that a check that stopped
+finding anything would fail here.
+
+    layers_test.py INCLUDE_ROOTS -- COMPILER [ARGS...]
+
+1. check_includes.py on small trees made here: each kind of forbidden
+   include is reported with its file and line; a tree as drawn passes; a
+   table that is not closed is refused.
+2. The build's include roots enforce the table: with only the roots of
+   `schedule` (and what it may use), a schedule header compiles and an
+   `amqp` header is not found.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_includes  # noqa: E402
+from layer_table import LayerTable  # noqa: E402
+
+TABLE = """# a small drawing
+time:
+low: time | threads
+wire:
+high: low wire time | boost
+"""
+
+
+def make_tree(files, table=TABLE):
+    root = tempfile.mkdtemp()
+    files = dict(files)
+    files["lib/layers.txt"] = table
+    for path, text in files.items():
+        full = os.path.join(root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as f:
+            f.write(text)
+    return root
+
+
+CLEAN = {
+    "include/tarry/time/t.hpp": "#pragma once\n#include <chrono>\n",
+    "include/tarry/low/l.hpp": '#pragma once\n#include "tarry/time/t.hpp"\n#include <mutex>\n',
+    "include/tarry/wire/w.hpp": "#pragma once\n",
+    "include/tarry/high/h.hpp": '#pragma once\n#include "tarry/low/l.hpp"\n#include "tarry/wire/w.hpp"\n',
+    "lib/high/private.hpp": "#pragma once\n#include <boost/asio/post.hpp>\n",
+    "lib/high/h.cpp": '#include "tarry/high/h.hpp"\n#include "private.hpp"\n',
+    "lib/low/l.cpp": '#include "tarry/low/l.hpp"\n',
+}
+
+
+class IncludeGraph(unittest.TestCase):
+    def problems(self, extra, table=TABLE):
+        files = dict(CLEAN)
+        files.update(extra)
+        root = make_tree(files, table)
+        try:
+            return check_includes.check(root)[1]
+        finally:
+            shutil.rmtree(root)
+
+    def test_a_tree_as_drawn_passes(self):
+        self.assertEqual(self.problems({}), [])
+
+    def test_a_lower_layer_including_a_higher_one_is_reported_with_its_line(self):
+        problems = self.problems({"include/tarry/low/l.hpp": '#pragma once\n\n#include "tarry/high/h.hpp"\n'})
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn('include/tarry/low/l.hpp:3: #include "tarry/high/h.hpp"', problems[0])
+        self.assertIn("layer 'low' may not use 'high'", problems[0])
+
+    def test_a_layer_that_uses_nothing_cannot_include_a_neighbour(self):
+        problems = self.problems({"lib/wire/w.cpp": '#include "tarry/time/t.hpp"\n'})
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("lib/wire/w.cpp:1:", problems[0])
+
+    def test_a_private_header_of_another_layer_is_reported(self):
+        problems = self.problems({"lib/low/l.cpp": '#include "../high/private.hpp"\n'})
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("a private header of layer 'high'", problems[0])
+
+    def test_a_package_the_layer_does_not_list_is_reported(self):
+        problems = self.problems({"lib/low/l.cpp": "#include <boost/asio/post.hpp>\n"})
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("layer 'low' does not use boost", problems[0])
+
+    def test_thread_headers_need_the_threads_package(self):
+        problems = self.problems({"include/tarry/wire/w.hpp": "#pragma once\n#include <condition_variable>\n"})
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("layer 'wire' does not use threads", problems[0])
+
+    def test_a_file_outside_every_layer_folder_is_reported(self):
+        problems = self.problems({"lib/stray/s.cpp": "\n"})
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("lib/stray/s.cpp", problems[0])
+
+    def test_a_table_that_is_not_closed_is_refused(self):
+        root = make_tree({}, "time:\nlow: time\nhigh: low\n")
+        table = LayerTable(os.path.join(root, "lib", "layers.txt"))
+        shutil.rmtree(root)
+        self.assertEqual(len(table.errors), 1, table.errors)
+        self.assertIn("list time for high too", table.errors[0])
+
+
+class IncludeRoots(unittest.TestCase):
+    def compile(self, header, layer):
+        table = LayerTable(os.path.join(SOURCE_ROOT, "lib", "layers.txt"))
+        flags = [f"-I{os.path.join(ROOTS, name.replace('/', '-'))}" for name in table.allowed(layer)]
+        with tempfile.NamedTemporaryFile("w", suffix=".cpp", delete=False) as tu:
+            tu.write(f'#include "{header}"\n')
+        try:
+            return subprocess.run(COMPILER + ["-std=c++20", "-fsyntax-only"] + flags + [tu.name],
+                                  capture_output=True, text=True)
+        finally:
+            os.unlink(tu.name)
+
+    def test_schedule_sees_its_own_headers(self):
+        run = self.compile("tarry/schedule/delay_queue.hpp", "schedule")
+        self.assertEqual(run.returncode, 0, run.stderr)
+
+    def test_schedule_does_not_see_amqp(self):
+        run = self.compile("tarry/amqp/connection.hpp", "schedule")
+        self.assertNotEqual(run.returncode, 0)
+        self.assertIn("tarry/amqp/connection.hpp", run.stderr)
+
+    def test_contract_sees_the_codec_but_not_the_client(self):
+        self.assertEqual(self.compile("tarry/amqp/wire/field_table.hpp", "contract").returncode, 0)
+        self.assertNotEqual(self.compile("tarry/amqp/url.hpp", "contract").returncode, 0)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4 or sys.argv[2] != "--":
+        print("usage: layers_test.py INCLUDE_ROOTS -- COMPILER [ARGS...]", file=sys.stderr)
+        sys.exit(2)
+    SOURCE_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    ROOTS = sys.argv[1]
+    COMPILER = sys.argv[3:]
+    result = unittest.main(argv=sys.argv[:1], exit=False, verbosity=2).result
+    sys.exit(0 if result.wasSuccessful() else 1)
