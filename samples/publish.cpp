@@ -9,7 +9,7 @@
 // allowed). Prints `published ID due EPOCH_S to Q` (the due time exactly as
 // written, to the microsecond); exit 0 when confirmed, 1 on any error (said
 // on stderr), 2 on bad arguments (with the usage).
-#include "sample_args.hpp"
+#include "command_args.hpp"
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/publisher/publisher.hpp"
@@ -34,7 +34,7 @@ constexpr std::chrono::seconds confirm_wait{30};
 
 /// The due time the arguments ask for, counted from `now`; a usage error
 /// when it is not a time the clock can hold.
-tarry::wall_time due_time(samples::args& args, tarry::wall_time now) {
+tarry::wall_time due_time(cli::args& args, tarry::wall_time now) {
     using std::chrono::microseconds;
     const auto latest = std::chrono::duration_cast<microseconds>(tarry::wall_time::max().time_since_epoch()) -
                         std::chrono::seconds(1);
@@ -56,7 +56,7 @@ tarry::wall_time due_time(samples::args& args, tarry::wall_time now) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    samples::args args(argc, argv, usage);
+    cli::args args(argc, argv, usage);
     const std::string url = args.required("--url");
     const std::string queue = args.required("--queue");
     const std::string id = args.required("--id");
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "publish: the job was not published: %s\n",
                              (why.code == ec ? why.message : ec.message()).c_str());
             } else {
-                std::printf("published %s due %s to %s\n", id.c_str(), samples::epoch_text(due).c_str(),
+                std::printf("published %s due %s to %s\n", id.c_str(), cli::epoch_text(due).c_str(),
                             queue.c_str());
                 status = 0;
             }

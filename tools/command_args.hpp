@@ -1,5 +1,6 @@
-// Command-line and output helpers shared by the samples: `--name value`
-// arguments with usage errors (exit 2), JSON strings and epoch-second times.
+// Command-line and output helpers shared by the `tarry` tool and the
+// samples: `--name value` arguments with usage errors (exit 2), JSON strings
+// and epoch-second times.
 #pragma once
 
 #include "tarry/schedule/clock.hpp"
@@ -11,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace samples {
+namespace cli {
 
 class args {
 public:
@@ -103,4 +104,4 @@ inline std::string epoch_text(tarry::wall_time t) {
     return buf;
 }
 
-}  // namespace samples
+}  // namespace cli
