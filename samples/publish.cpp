@@ -8,7 +8,8 @@
 // ID, persistent, with perform_job_at = now + N ms or EPOCH_S (a fraction
 // allowed). Prints `published ID due EPOCH_S to Q` (the due time exactly as
 // written, to the microsecond); exit 0 when confirmed, 1 on any error (said
-// on stderr), 2 on bad arguments (with the usage).
+// on stderr), 2 on bad arguments (with the usage). `tarry publish` does the
+// same with the schedule and the id optional (tools/publish_command.cpp).
 #include "command_args.hpp"
 #include "publish_job.hpp"
 

@@ -16,12 +16,14 @@ namespace cli {
 
 class args {
 public:
-    /// Reads `--name value` pairs; anything else is a usage error.
-    args(int argc, char** argv, const char* usage) : usage_(usage) {
+    /// Reads `--name value` pairs; anything else is a usage error. --help
+    /// (or -h) prints the usage, then `help` when given, and exits 0.
+    args(int argc, char** argv, const char* usage, const char* help = nullptr) : usage_(usage) {
         for (int i = 1; i < argc; ++i) {
             const std::string name = argv[i];
             if (name == "--help" || name == "-h") {
                 std::fputs(usage_, stdout);
+                if (help) std::fputs(help, stdout);
                 std::exit(0);
             }
             if (name.rfind("--", 0) != 0 || i + 1 >= argc) fail("unexpected argument '" + name + "'");
