@@ -19,7 +19,7 @@
 // with x-echo-sleep-ms = n sleeps n ms in the handler. SIGTERM or SIGINT
 // shuts down gracefully (running jobs finish, held jobs go back to the
 // queue) and exits 0. Exit 1: could not start; 2: bad arguments.
-#include "sample_args.hpp"
+#include "command_args.hpp"
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/consumer/consumer.hpp"
@@ -48,8 +48,8 @@ void print_line(const std::string& line) {
 }
 
 std::string json_of(const tarry::job_event& e) {
-    using samples::epoch_text;
-    using samples::json_string;
+    using cli::epoch_text;
+    using cli::json_string;
     std::string s = "{\"event\":" + json_string(tarry::to_string(e.what)) + ",\"id\":" + json_string(e.id) +
                     ",\"due\":" + epoch_text(e.due) + ",\"at\":" + epoch_text(e.at) +
                     ",\"attempt\":" + std::to_string(e.attempt);
@@ -86,7 +86,7 @@ tarry::job_outcome echo(const tarry::job& j) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    samples::args args(argc, argv, usage);
+    cli::args args(argc, argv, usage);
     const std::string url = args.required("--url");
     tarry::subscription_options o;
     o.queue = args.required("--queue");
@@ -127,12 +127,12 @@ int main(int argc, char** argv) {
     try {
         tarry::consumer worker(parsed.config, o, echo, hooks);
         worker.start();
-        print_line("{\"event\":\"ready\",\"queue\":" + samples::json_string(o.queue) + "}");
+        print_line("{\"event\":\"ready\",\"queue\":" + cli::json_string(o.queue) + "}");
         int sig = 0;
         sigwait(&stop_signals, &sig);
         std::fprintf(stderr, "echo_worker: %s, shutting down\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         worker.stop();
-        print_line("{\"event\":\"stopped\",\"queue\":" + samples::json_string(o.queue) + "}");
+        print_line("{\"event\":\"stopped\",\"queue\":" + cli::json_string(o.queue) + "}");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "echo_worker: %s\n", e.what());
         return 1;

@@ -6,7 +6,7 @@
 // Reads Q.dead once; each dead letter whose x-tarry-reason starts with
 // PREFIX (default: all) goes back to Q, confirmed before it is removed.
 // Prints `moved N, left M in Q.dead`; exit 0, 1 on error, 2 on bad arguments.
-#include "sample_args.hpp"
+#include "command_args.hpp"
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/consumer/replay.hpp"
@@ -19,7 +19,7 @@
 #include <thread>
 
 int main(int argc, char** argv) {
-    samples::args args(argc, argv,
+    cli::args args(argc, argv,
                        "usage: replay_dead_letters --url URL --queue Q [--reason PREFIX] [--limit N]\n");
     const std::string url = args.required("--url");
     tarry::replay_options o;

@@ -12,7 +12,7 @@
 // Messages already in the queue that the demo did not publish are handled
 // like any other: run at once without a schedule, dead-lettered with a
 // reason when their schedule is unreadable.
-#include "sample_args.hpp"
+#include "command_args.hpp"
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/consumer/consumer.hpp"
@@ -80,7 +80,7 @@ int fail_times_of(const tarry::job& j) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    samples::args args(argc, argv, "usage: scheduled_jobs_demo --url AMQP_URL [--queue NAME]\n");
+    cli::args args(argc, argv, "usage: scheduled_jobs_demo --url AMQP_URL [--queue NAME]\n");
     const std::string url = args.required("--url");
     const std::string queue = args.text("--queue", "tarry.demo." + std::to_string(::getpid()));
     args.finish();

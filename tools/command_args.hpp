@@ -1,5 +1,6 @@
-// Command-line and output helpers shared by the samples: `--name value`
-// arguments with usage errors (exit 2), JSON strings and epoch-second times.
+// Command-line and output helpers shared by the `tarry` tool and the
+// samples: `--name value` arguments with usage errors (exit 2), JSON strings
+// and epoch-second times.
 #pragma once
 
 #include "tarry/time/time_points.hpp"
@@ -11,16 +12,18 @@
 #include <string>
 #include <string_view>
 
-namespace samples {
+namespace cli {
 
 class args {
 public:
-    /// Reads `--name value` pairs; anything else is a usage error.
-    args(int argc, char** argv, const char* usage) : usage_(usage) {
+    /// Reads `--name value` pairs; anything else is a usage error. --help
+    /// (or -h) prints the usage, then `help` when given, and exits 0.
+    args(int argc, char** argv, const char* usage, const char* help = nullptr) : usage_(usage) {
         for (int i = 1; i < argc; ++i) {
             const std::string name = argv[i];
             if (name == "--help" || name == "-h") {
                 std::fputs(usage_, stdout);
+                if (help) std::fputs(help, stdout);
                 std::exit(0);
             }
             if (name.rfind("--", 0) != 0 || i + 1 >= argc) fail("unexpected argument '" + name + "'");
@@ -103,4 +106,4 @@ inline std::string epoch_text(tarry::wall_time t) {
     return buf;
 }
 
-}  // namespace samples
+}  // namespace cli

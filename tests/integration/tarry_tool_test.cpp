@@ -1,0 +1,198 @@
+// The `tarry` tool as a child process: --help and --version, exit 2 with the
+// usage on bad arguments, exit 1 when the broker cannot be reached, and
+// `tarry publish` against the real broker: what it writes and prints, the id
+// it makes up when none is given, exit 1 when no queue takes the job.
+#include "amqp_client.hpp"
+#include "process.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+using namespace amqp_it;
+
+namespace {
+
+std::string tarry_path() { return tarry_test::env("TARRY_BUILD_ROOT").value_or(".") + "/tools/tarry"; }
+
+tarry_test::process_result run_tarry(std::vector<std::string> args) {
+    args.insert(args.begin(), tarry_path());
+    return tarry_test::run_process(args, 30s);
+}
+
+std::int64_t now_micros() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+/// "1767225600.250000" → microseconds.
+std::int64_t micros_of_text(const std::string& s) {
+    const auto dot = s.find('.');
+    return std::stoll(s.substr(0, dot)) * 1000000 + std::stoll(s.substr(dot + 1));
+}
+
+std::int64_t written_due(const amqp::message& m) {
+    REQUIRE(m.properties.headers);
+    const auto* v = m.properties.headers->find("perform_job_at");
+    REQUIRE(v);
+    REQUIRE(v->get_if<double>());
+    return std::llround(*v->get_if<double>() * 1e6);
+}
+
+/// A loopback port nothing listens on: one just given up.
+std::uint16_t closed_port() {
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    return a.local_endpoint().port();
+}
+
+const std::regex printed("published (\\S+) due ([0-9]+\\.[0-9]{6}) to (\\S+)\n");
+
+}  // namespace
+
+TEST_CASE("tarry --help, tarry publish --help and tarry --version: on stdout, exit 0") {
+    auto r = run_tarry({"--help"});
+    CHECK_MESSAGE(r.exit_code == 0, r.out << r.err);
+    CHECK_MESSAGE(r.out.rfind("usage: tarry COMMAND", 0) == 0, r.out);
+    CHECK_MESSAGE(r.out.find("\n  publish ") != std::string::npos, r.out);
+    CHECK(r.err.empty());
+
+    r = run_tarry({"publish", "--help"});
+    CHECK_MESSAGE(r.exit_code == 0, r.out << r.err);
+    CHECK_MESSAGE(r.out.rfind("usage: tarry publish --url URL --queue Q", 0) == 0, r.out);
+    CHECK_MESSAGE(r.out.find("random UUID") != std::string::npos, r.out);
+    CHECK(r.err.empty());
+
+    r = run_tarry({"--version"});
+    CHECK_MESSAGE(r.exit_code == 0, r.out << r.err);
+    CHECK(r.out == std::string("tarry ") + TARRY_PROJECT_VERSION + "\n");
+    CHECK(r.err.empty());
+}
+
+TEST_CASE("tarry: bad arguments exit 2 with the reason and the usage on stderr, before connecting") {
+    struct bad {
+        std::vector<std::string> args;
+        std::string says;   ///< in the reason
+        std::string usage;  ///< the usage that follows it
+    };
+    // A run that got as far as connecting would exit 1: nothing listens there.
+    const std::string url = "amqp://guest:guest@127.0.0.1:" + std::to_string(closed_port()) + "/%2F";
+    const std::string top = "usage: tarry COMMAND";
+    const std::string pub = "usage: tarry publish";
+    const std::vector<bad> cases{
+        {{}, "no command given", top},
+        {{"frobnicate", "--url", url}, "unknown command 'frobnicate'", top},
+        {{"--colour", "red"}, "unknown option '--colour'", top},
+        {{"publish", "--url", url, "--queue", "q", "--colour", "red"}, "unknown option '--colour'", pub},
+        {{"publish", "--url", url, "--queue", "q", "--delay-ms", "1", "--at", "1767225600"},
+         "at most one of --delay-ms and --at", pub},
+        {{"publish", "--url", url, "--queue", "q", "--delay-ms", "soon"}, "--delay-ms needs a non-negative integer",
+         pub},
+        {{"publish", "--url", url, "--queue", "q", "--delay-ms", "-5"}, "--delay-ms needs a non-negative integer",
+         pub},
+        {{"publish", "--url", url, "--queue", "q", "--at", "tomorrow"}, "--at needs a number", pub},
+        {{"publish", "--url", url, "--queue", "q", "--delay-ms"}, "unexpected argument '--delay-ms'", pub},
+        {{"publish", "--queue", "q"}, "--url is required", pub},
+        {{"publish", "--url", url}, "--queue is required", pub},
+        {{"publish", "--url", "http://x", "--queue", "q"}, "bad --url", pub},
+    };
+    for (const auto& c : cases) {
+        std::string line;
+        for (const auto& a : c.args) line += " " + a;
+        CAPTURE(line);
+        const auto r = run_tarry(c.args);
+        CHECK_MESSAGE(r.exit_code == 2, r.out << r.err);
+        CHECK_MESSAGE(r.err.find(c.says) != std::string::npos, r.err);
+        CHECK_MESSAGE(r.err.find(c.usage) != std::string::npos, r.err);
+        CHECK(r.out.empty());
+    }
+}
+
+TEST_CASE("tarry publish: a broker nobody answers for: exit 1, and it says so") {
+    const std::string url = "amqp://guest:guest@127.0.0.1:" + std::to_string(closed_port()) + "/%2F";
+    const auto r = run_tarry({"publish", "--url", url, "--queue", "q", "--id", "lost"});
+    CHECK_FALSE(r.timed_out);
+    CHECK_MESSAGE(r.exit_code == 1, r.out << r.err);
+    CHECK_MESSAGE(r.err.rfind("tarry publish: cannot connect to amqp://", 0) == 0, r.err);
+    CHECK(r.out.empty());
+}
+
+TEST_CASE("tarry publish: a confirmed job carries its id and due time, prints them and exits 0") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto ch = c.open_channel();
+    const auto q = unique_name("tool-publish");
+    value_of(ch.async_declare_queue(queue_opts(q, false, true), use_future));
+
+    const auto before = now_micros();
+    auto r = run_tarry({"publish", "--url", url, "--queue", q, "--delay-ms", "1500", "--id", "job-1", "--body", "hi"});
+    const auto after = now_micros();
+    REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
+    std::smatch m;
+    REQUIRE_MESSAGE(std::regex_match(r.out, m, printed), r.out);
+    CHECK(m[1] == "job-1");
+    CHECK(m[3] == q);
+    const auto due = micros_of_text(m[2]);
+    CHECK(due >= before + 1'500'000);
+    CHECK(due <= after + 1'500'000);
+    auto got = value_of(ch.async_get(q, true, use_future));
+    REQUIRE(got);
+    CHECK(got->item.msg.properties.message_id == std::optional<std::string>("job-1"));
+    CHECK(got->item.msg.properties.delivery_mode == std::optional<std::uint8_t>(2));
+    CHECK(got->item.msg.body_view() == "hi");
+    CHECK(std::llabs(written_due(got->item.msg) - due) <= 1);  // printed = written
+
+    r = run_tarry({"publish", "--url", url, "--queue", q, "--at", "1767225600.25", "--id", "job-2"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
+    CHECK(r.out == "published job-2 due 1767225600.250000 to " + q + "\n");
+    got = value_of(ch.async_get(q, true, use_future));
+    REQUIRE(got);
+    CHECK(written_due(got->item.msg) == 1767225600250000);
+    CHECK(got->item.msg.body.empty());
+}
+
+TEST_CASE("tarry publish: without --id a new UUID each time; without a schedule due now") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto ch = c.open_channel();
+    const auto q = unique_name("tool-publish-id");
+    value_of(ch.async_declare_queue(queue_opts(q, false, true), use_future));
+    const std::regex uuid("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+
+    std::set<std::string> ids;
+    for (int i = 0; i < 3; ++i) {
+        CAPTURE(i);
+        const auto before = now_micros();
+        const auto r = run_tarry({"publish", "--url", url, "--queue", q});
+        const auto after = now_micros();
+        REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
+        std::smatch m;
+        REQUIRE_MESSAGE(std::regex_match(r.out, m, printed), r.out);
+        const std::string id = m[1];
+        CHECK_MESSAGE(std::regex_match(id, uuid), id);
+        ids.insert(id);
+        const auto due = micros_of_text(m[2]);
+        CHECK(due >= before);
+        CHECK(due <= after);
+        const auto got = value_of(ch.async_get(q, true, use_future));
+        REQUIRE(got);
+        CHECK(got->item.msg.properties.message_id == std::optional<std::string>(id));
+        CHECK(std::llabs(written_due(got->item.msg) - due) <= 1);
+    }
+    CHECK(ids.size() == 3);
+}
+
+TEST_CASE("tarry publish: a queue that does not exist: exit 1, and it says so") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("tool-publish-missing");
+    const auto r = run_tarry({"publish", "--url", url, "--queue", q, "--delay-ms", "10"});
+    CHECK_FALSE(r.timed_out);
+    CHECK_MESSAGE(r.exit_code == 1, r.out << r.err);
+    CHECK_MESSAGE(r.err.find("tarry publish: queue '" + q + "' does not exist or is not bound") != std::string::npos,
+                  r.err);
+    CHECK(r.out.empty());
+}
