@@ -10,7 +10,6 @@
 #include "tarry/amqp/wire/properties.hpp"
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -13,7 +13,6 @@
 #include "tarry/amqp/wire/field_table.hpp"
 
 #include <chrono>
-#include <optional>
 #include <string>
 #include <vector>
 

@@ -5,6 +5,8 @@
 
 #include <boost/asio/connect.hpp>
 
+#include <deque>
+
 namespace tarry::amqp::detail {
 
 namespace asio = boost::asio;

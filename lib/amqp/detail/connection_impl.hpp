@@ -27,7 +27,6 @@
 #include <boost/asio/strand.hpp>
 
 #include <atomic>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <unordered_map>

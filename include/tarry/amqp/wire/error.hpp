@@ -6,7 +6,6 @@
 // leaves a one-line detail in its byte_reader / byte_writer (see there).
 #pragma once
 
-#include <string>
 #include <system_error>
 
 namespace tarry::amqp::wire {
