@@ -3,8 +3,8 @@
 // the queue does not exist, exit 2 with the usage on bad arguments.
 #include "amqp_client.hpp"
 #include "process.hpp"
+#include "published_job.hpp"
 
-#include <cmath>
 #include <regex>
 
 using namespace amqp_it;
@@ -16,26 +16,6 @@ std::string publish_path() { return tarry_test::env("TARRY_BUILD_ROOT").value_or
 tarry_test::process_result run_publish(std::vector<std::string> args) {
     args.insert(args.begin(), publish_path());
     return tarry_test::run_process(args, 30s);
-}
-
-std::int64_t now_micros() {
-    return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-/// "1767225600.250000" → microseconds.
-std::int64_t micros_of_text(const std::string& s) {
-    const auto dot = s.find('.');
-    return std::stoll(s.substr(0, dot)) * 1000000 + std::stoll(s.substr(dot + 1));
-}
-
-std::int64_t written_due(const amqp::message& m) {
-    REQUIRE(m.properties.headers);
-    const auto* v = m.properties.headers->find("perform_job_at");
-    REQUIRE(v);
-    REQUIRE(v->get_if<double>());
-    return std::llround(*v->get_if<double>() * 1e6);
 }
 
 }  // namespace

@@ -64,39 +64,39 @@ class IncludeGraph(unittest.TestCase):
         finally:
             shutil.rmtree(root)
 
+    def only_problem(self, extra):
+        """The one problem the check finds in the clean tree changed by `extra`."""
+        problems = self.problems(extra)
+        self.assertEqual(len(problems), 1, problems)
+        return problems[0]
+
     def test_a_tree_as_drawn_passes(self):
         self.assertEqual(self.problems({}), [])
 
     def test_a_lower_layer_including_a_higher_one_is_reported_with_its_line(self):
-        problems = self.problems({"include/tarry/low/l.hpp": '#pragma once\n\n#include "tarry/high/h.hpp"\n'})
-        self.assertEqual(len(problems), 1, problems)
-        self.assertIn('include/tarry/low/l.hpp:3: #include "tarry/high/h.hpp"', problems[0])
-        self.assertIn("layer 'low' may not use 'high'", problems[0])
+        problem = self.only_problem({"include/tarry/low/l.hpp": '#pragma once\n\n#include "tarry/high/h.hpp"\n'})
+        self.assertIn('include/tarry/low/l.hpp:3: #include "tarry/high/h.hpp"', problem)
+        self.assertIn("layer 'low' may not use 'high'", problem)
 
     def test_a_layer_that_uses_nothing_cannot_include_a_neighbour(self):
-        problems = self.problems({"lib/wire/w.cpp": '#include "tarry/time/t.hpp"\n'})
-        self.assertEqual(len(problems), 1, problems)
-        self.assertIn("lib/wire/w.cpp:1:", problems[0])
+        problem = self.only_problem({"lib/wire/w.cpp": '#include "tarry/time/t.hpp"\n'})
+        self.assertIn("lib/wire/w.cpp:1:", problem)
 
     def test_a_private_header_of_another_layer_is_reported(self):
-        problems = self.problems({"lib/low/l.cpp": '#include "../high/private.hpp"\n'})
-        self.assertEqual(len(problems), 1, problems)
-        self.assertIn("a private header of layer 'high'", problems[0])
+        problem = self.only_problem({"lib/low/l.cpp": '#include "../high/private.hpp"\n'})
+        self.assertIn("a private header of layer 'high'", problem)
 
     def test_a_package_the_layer_does_not_list_is_reported(self):
-        problems = self.problems({"lib/low/l.cpp": "#include <boost/asio/post.hpp>\n"})
-        self.assertEqual(len(problems), 1, problems)
-        self.assertIn("layer 'low' does not use boost", problems[0])
+        problem = self.only_problem({"lib/low/l.cpp": "#include <boost/asio/post.hpp>\n"})
+        self.assertIn("layer 'low' does not use boost", problem)
 
     def test_thread_headers_need_the_threads_package(self):
-        problems = self.problems({"include/tarry/wire/w.hpp": "#pragma once\n#include <condition_variable>\n"})
-        self.assertEqual(len(problems), 1, problems)
-        self.assertIn("layer 'wire' does not use threads", problems[0])
+        problem = self.only_problem({"include/tarry/wire/w.hpp": "#pragma once\n#include <condition_variable>\n"})
+        self.assertIn("layer 'wire' does not use threads", problem)
 
     def test_a_file_outside_every_layer_folder_is_reported(self):
-        problems = self.problems({"lib/stray/s.cpp": "\n"})
-        self.assertEqual(len(problems), 1, problems)
-        self.assertIn("lib/stray/s.cpp", problems[0])
+        problem = self.only_problem({"lib/stray/s.cpp": "\n"})
+        self.assertIn("lib/stray/s.cpp", problem)
 
     def test_a_table_that_is_not_closed_is_refused(self):
         root = make_tree({}, "time:\nlow: time\nhigh: low\n")
