@@ -46,6 +46,7 @@ namespace tarry::amqp {
 
 namespace detail {
 struct channel_shared;
+class connection_impl;
 }
 
 class channel {
@@ -258,6 +259,10 @@ public:
     /// (diagnostics say why; code errc::channel_closed for our own close).
     void set_close_handler(std::function<void(const diagnostics&)> f) const;
 
+private:
+    friend class detail::connection_impl;  // makes the handles it opens
+    explicit channel(std::shared_ptr<detail::channel_shared> s) noexcept : s_(std::move(s)) {}
+
     /// Frames of one publish, encoded on the caller's thread.
     struct encoded_publish {
         std::vector<std::uint8_t> frames;
@@ -265,9 +270,6 @@ public:
         std::string detail;
     };
 
-    explicit channel(std::shared_ptr<detail::channel_shared> s) noexcept : s_(std::move(s)) {}
-
-private:
     template <class... Args, class Token, class Init, class... InitArgs>
     static auto initiate(Token& token, Init init, InitArgs&&... args) {
         return boost::asio::async_initiate<Token, void(std::error_code, Args...)>(
