@@ -109,7 +109,7 @@ double consume_acked(endpoint& e, const std::string& q, std::size_t n) {
     amqp::consumer_handlers h;
     auto ch = e.ch;
     h.on_delivery = [&, ch](amqp::delivery d) {
-        ch.async_ack(d.delivery_tag, false, [](std::error_code) {});
+        ch.async_ack(d.delivery_tag, {}, [](std::error_code) {});
         if (++got == n) all.set_value();
     };
     amqp::consume_options o;

@@ -94,7 +94,7 @@ double raw_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
     auto ch = e.ch;
     h.on_delivery = [&, ch](amqp::delivery d) {
         if (got == 0) first = steady::now();
-        ch.async_ack(d.delivery_tag, false, [](std::error_code) {});
+        ch.async_ack(d.delivery_tag, {}, [](std::error_code) {});
         if (++got == n) {
             last = steady::now();
             all.set_value();

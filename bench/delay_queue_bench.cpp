@@ -6,12 +6,12 @@
 //   threads, for three queues measured in the same run, interleaved:
 //   - baseline: std::priority_queue + std::mutex + std::condition_variable
 //     (due time and a push sequence number as the key, like ours);
-//   - tarry::delay_queue (mutex + min-max heap + condition variable, with
+//   - tarry::delay_queue (mutex + sorted blocks + condition variable, with
 //     a leader/follower wait and wake-ups only when the earliest item changes);
 //   - inbox: a design candidate that was not chosen - producers put items
 //     into a lock-free moodycamel::ConcurrentQueue and whichever consumer
-//     holds the lock drains it into the heap. Kept here so the choice can be
-//     re-measured.
+//     holds the lock drains it into a min-max heap (min_max_heap.hpp). Kept
+//     here so the choice can be re-measured.
 //   The figure is the ratio to the baseline (median of several rounds).
 // lateness: 100 000 items due uniformly over 5 s, popped by one thread:
 //   p50, p99, max and min of (time pop returned - due time); the baseline is
@@ -19,8 +19,9 @@
 // memory: bytes per queued item beyond its 8-byte payload, at 1 000 000
 //   items, from allocator counters (this program counts every operator new)
 //   and from the resident set size.
+#include "min_max_heap.hpp"
+
 #include "tarry/schedule/delay_queue.hpp"
-#include "tarry/schedule/detail/min_max_heap.hpp"
 
 #include <concurrentqueue/concurrentqueue.h>
 
@@ -180,15 +181,12 @@ private:
     std::atomic<std::int64_t> armed_{std::numeric_limits<std::int64_t>::max()};
     std::mutex m_;
     std::condition_variable cv_;
-    tarry::detail::min_max_heap<entry, tarry::detail::earlier> heap_;
+    bench::min_max_heap<entry, tarry::detail::earlier> heap_;
     bool closed_ = false;
 };
 
 // ---- tarry::delay_queue behind the same face ---------------------------------
-// Store: the default (sorted blocks), or the min-max heap it was measured
-// against.
-template <class Store = tarry::detail::default_store<payload>>
-class tarry_queue_on {
+class tarry_queue {
 public:
     void push(payload v, clk::time_point due) { q_.push(std::move(v), due); }
     std::optional<payload> pop() {
@@ -199,11 +197,8 @@ public:
     void close() { q_.close(); }
 
 private:
-    tarry::delay_queue<payload, tarry::steady_clock_source, Store> q_;
+    tarry::delay_queue<payload> q_;
 };
-using tarry_queue = tarry_queue_on<>;
-using minmax_queue =
-    tarry_queue_on<tarry::detail::min_max_heap<tarry::detail::queued<payload>, tarry::detail::earlier>>;
 
 // ---- helpers -------------------------------------------------------------
 double seconds_since(clk::time_point t0) { return std::chrono::duration<double>(clk::now() - t0).count(); }
@@ -284,14 +279,14 @@ double contended_ops(int producers, int consumers, std::size_t per_producer) {
 
 struct row {
     std::string name;
-    std::function<double()> run[4];  // baseline, tarry, min-max store, inbox
+    std::function<double()> run[3];  // baseline, tarry, inbox
 };
 
 template <template <class> class Bench, class... Args>
 row make_row(std::string name, Args... args) {
     return {std::move(name),
             {[=] { return Bench<baseline_queue>::run(args...); }, [=] { return Bench<tarry_queue>::run(args...); },
-             [=] { return Bench<minmax_queue>::run(args...); }, [=] { return Bench<inbox_queue>::run(args...); }}};
+             [=] { return Bench<inbox_queue>::run(args...); }}};
 }
 
 template <class Q>
@@ -325,17 +320,16 @@ void throughput(int rounds) {
         make_row<contended>("4 threads: 1 producer, 3 consumers", 1, 3, std::size_t{400'000}),
     };
     std::printf("### Throughput (push+pop pairs/s, median of %d rounds, interleaved)\n\n", rounds);
-    std::printf("| workload | baseline | tarry::delay_queue | ratio | min-max heap store | ratio | inbox | ratio |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::printf("| workload | baseline | tarry::delay_queue | ratio | inbox | ratio |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|\n");
     for (const auto& r : rows) {
-        std::vector<double> m[4];
+        std::vector<double> m[3];
         for (int k = 0; k < rounds; ++k)
-            for (int q = 0; q < 4; ++q) m[q].push_back(r.run[q]());
-        double med[4];
-        for (int q = 0; q < 4; ++q) med[q] = median(m[q]);
-        std::printf("| %s | %.2f M | %.2f M | **%.2f** | %.2f M | %.2f | %.2f M | %.2f |\n", r.name.c_str(),
-                    med[0] / 1e6, med[1] / 1e6, med[1] / med[0], med[2] / 1e6, med[2] / med[0], med[3] / 1e6,
-                    med[3] / med[0]);
+            for (int q = 0; q < 3; ++q) m[q].push_back(r.run[q]());
+        double med[3];
+        for (int q = 0; q < 3; ++q) med[q] = median(m[q]);
+        std::printf("| %s | %.2f M | %.2f M | **%.2f** | %.2f M | %.2f |\n", r.name.c_str(), med[0] / 1e6,
+                    med[1] / 1e6, med[1] / med[0], med[2] / 1e6, med[2] / med[0]);
         std::fflush(stdout);
     }
     std::printf("\n");
@@ -409,8 +403,6 @@ void memory() {
         const char* order = ascending ? "ascending" : "random";
         const auto [a, r] = memory_per_item<tarry_queue>(n, ascending);
         std::printf("| tarry::delay_queue | %zu, %s due | %.1f B | %.1f B |\n", n, order, a, r);
-        const auto [ma, mr] = memory_per_item<minmax_queue>(n, ascending);
-        std::printf("| min-max heap store | %zu, %s due | %.1f B | %.1f B |\n", n, order, ma, mr);
         const auto [ba, br] = memory_per_item<baseline_queue>(n, ascending);
         std::printf("| baseline | %zu, %s due | %.1f B | %.1f B |\n", n, order, ba, br);
     }

@@ -314,7 +314,7 @@ void consumer::impl::requeue_all(std::vector<due_item<job>> items) {
             lane.unsettled = 0;
             lane.holding = 0;
             counters_.requeued += count[i];
-            lane.channel.async_nack(highest[i], true, true, [](std::error_code) {});
+            lane.channel.async_nack(highest[i], {.multiple = true, .requeue = true}, [](std::error_code) {});
         }
     }
     for (auto& it : items) {

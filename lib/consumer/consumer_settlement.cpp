@@ -68,14 +68,14 @@ amqp::channel* consumer::impl::settling_channel(const job& j) {
 }
 
 void consumer::impl::ack(const job& j) {
-    if (auto* ch = settling_channel(j)) ch->async_ack(j.delivery_tag, false, [](std::error_code) {});
+    if (auto* ch = settling_channel(j)) ch->async_ack(j.delivery_tag, {}, [](std::error_code) {});
 }
 
 void consumer::impl::nack_requeue(const job& j) {
     auto* ch = settling_channel(j);
     if (!ch) return;
     ++counters_.requeued;
-    ch->async_nack(j.delivery_tag, false, true, [](std::error_code) {});
+    ch->async_nack(j.delivery_tag, {.requeue = true}, [](std::error_code) {});
 }
 
 void consumer::impl::park(job j, const parking::wait_queue& to, wall_time now) {

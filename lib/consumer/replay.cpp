@@ -44,7 +44,7 @@ replay_result replay_dead_letters(amqp::connection& conn, const replay_options& 
     // Each message present at the start is looked at once: skipped ones stay
     // unacknowledged until the channel closes, which puts them back.
     for (std::uint32_t seen = 0; seen < info.message_count; ++seen) {
-        auto [get_error, got] = ch.async_get(dead, false, use_future).get();
+        auto [get_error, got] = ch.async_get(dead, {}, use_future).get();
         if (get_error) fail("basic.get from '" + dead + "'", get_error, ch);
         if (!got) break;
         const auto& d = got->item;
@@ -55,7 +55,7 @@ replay_result replay_dead_letters(amqp::connection& conn, const replay_options& 
         }
         if (auto e = pub.async_publish_as_is("", o.queue, detail::replay_copy(d.msg), use_future).get())
             throw std::runtime_error("replay: republishing to '" + o.queue + "' failed: " + e.message());
-        if (auto e = ch.async_ack(d.delivery_tag, false, use_future).get()) fail("ack", e, ch);
+        if (auto e = ch.async_ack(d.delivery_tag, {}, use_future).get()) fail("ack", e, ch);
         ++r.moved;
     }
     ch.async_close(use_future).wait();

@@ -39,7 +39,7 @@ TEST_CASE("a failing declare closes its channel only; another channel keeps cons
     auto d = in.next();
     REQUIRE(d);
     CHECK(d->msg.body_view() == "after");
-    ok(good.async_ack(d->delivery_tag, true, use_future));
+    ok(good.async_ack(d->delivery_tag, {.multiple = true}, use_future));
     CHECK(c.conn.is_open());
 
     // 406: redeclare with other arguments.

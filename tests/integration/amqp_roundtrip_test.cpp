@@ -1,6 +1,7 @@
 // Publish/consume round trips against the real broker: bodies of 0, 1,
 // 128 KiB and 10 MiB (multi-frame), all 14 properties, headers of every
-// field type; basic.get; the three completion-token styles.
+// field type; basic.get; the defaults of the settlement and delete options;
+// the three completion-token styles.
 #include "amqp_client.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -47,7 +48,7 @@ TEST_CASE("publish and consume bodies of 0 B, 1 B, 128 KiB and 10 MiB with every
         CHECK(d->msg.body.size() == size);
         CHECK(d->msg.body == m.body);
         CHECK(d->msg.properties == m.properties);
-        ok(consumer_ch.async_ack(d->delivery_tag, false, use_future));
+        ok(consumer_ch.async_ack(d->delivery_tag, {}, use_future));
     }
     ok(consumer_ch.async_cancel(tag, use_future));
     CHECK(value_of(ch.async_delete_queue(q, {}, use_future)) == 0);
@@ -59,32 +60,76 @@ TEST_CASE("basic.get returns the message or nothing; reject, nack and recover") 
     auto ch = c.open_channel();
     const auto q = unique_name("get");
     value_of(ch.async_declare_queue(queue_opts(q, true), use_future));
-    CHECK_FALSE(value_of(ch.async_get(q, false, use_future)).has_value());
+    CHECK_FALSE(value_of(ch.async_get(q, {}, use_future)).has_value());
 
     for (const char* text : {"a", "b", "c"}) {
         ok(ch.async_publish("", q, amqp::message(text), {}, use_future));
     }
-    auto first = value_of(ch.async_get(q, false, use_future));
+    auto first = value_of(ch.async_get(q, {}, use_future));
     REQUIRE(first);
     CHECK(first->item.msg.body_view() == "a");
     CHECK(first->message_count == 2);
-    ok(ch.async_reject(first->item.delivery_tag, true, use_future));  // back to the queue
-    auto again = value_of(ch.async_get(q, false, use_future));
+    ok(ch.async_reject(first->item.delivery_tag, {.requeue = true}, use_future));  // back to the queue
+    auto again = value_of(ch.async_get(q, {}, use_future));
     REQUIRE(again);
     CHECK(again->item.redelivered);
-    auto second = value_of(ch.async_get(q, false, use_future));
+    auto second = value_of(ch.async_get(q, {}, use_future));
     REQUIRE(second);
-    ok(ch.async_nack(second->item.delivery_tag, true, true, use_future));  // both back
-    ok(ch.async_recover(true, use_future));
-    auto t1 = value_of(ch.async_get(q, false, use_future));
-    auto t2 = value_of(ch.async_get(q, false, use_future));
-    auto t3 = value_of(ch.async_get(q, false, use_future));
+    // Both back to the queue.
+    ok(ch.async_nack(second->item.delivery_tag, {.multiple = true, .requeue = true}, use_future));
+    ok(ch.async_recover({.requeue = true}, use_future));
+    auto t1 = value_of(ch.async_get(q, {}, use_future));
+    auto t2 = value_of(ch.async_get(q, {}, use_future));
+    auto t3 = value_of(ch.async_get(q, {}, use_future));
     REQUIRE(t1);
     REQUIRE(t2);
     REQUIRE(t3);
-    ok(ch.async_ack(t3->item.delivery_tag, true, use_future));
+    ok(ch.async_ack(t3->item.delivery_tag, {.multiple = true}, use_future));
     CHECK(value_of(ch.async_purge_queue(q, use_future)) == 0);
-    CHECK_FALSE(value_of(ch.async_get(q, true, use_future)).has_value());
+    CHECK_FALSE(value_of(ch.async_get(q, {.no_ack = true}, use_future)).has_value());
+}
+
+// Each default of the settlement options, checked against what the other
+// value would do: get {} leaves a message unacknowledged; ack {} and nack {}
+// settle one tag, not every earlier one; nack {} and reject {} give the
+// message back to its queue; recover {} requeues.
+TEST_CASE("settlement options: the defaults settle one message and give it back") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto ch = c.open_channel();
+    const auto q = unique_name("defaults");
+    value_of(ch.async_declare_queue(queue_opts(q, true), use_future));
+    for (const char* text : {"a", "b"}) ok(ch.async_publish("", q, amqp::message(text), {}, use_future));
+    auto a = value_of(ch.async_get(q, {}, use_future));
+    auto b = value_of(ch.async_get(q, {}, use_future));
+    REQUIRE(a);
+    REQUIRE(b);
+
+    // "b" alone goes back ("a" would come first, and be counted).
+    ok(ch.async_nack(b->item.delivery_tag, {}, use_future));
+    auto b2 = value_of(ch.async_get(q, {}, use_future));
+    REQUIRE(b2);
+    CHECK(b2->item.msg.body_view() == "b");
+    CHECK(b2->item.redelivered);
+    CHECK(b2->message_count == 0);
+
+    ok(ch.async_reject(b2->item.delivery_tag, {}, use_future));
+    auto b3 = value_of(ch.async_get(q, {}, use_future));
+    REQUIRE(b3);
+    CHECK(b3->item.msg.body_view() == "b");
+
+    // "b" alone is acked: "a", still unacknowledged, is what recover requeues.
+    ok(ch.async_ack(b3->item.delivery_tag, {}, use_future));
+    ok(ch.async_recover({}, use_future));
+    auto a2 = value_of(ch.async_get(q, {}, use_future));
+    REQUIRE(a2);
+    CHECK(a2->item.msg.body_view() == "a");
+    CHECK(a2->item.redelivered);
+    CHECK(a2->message_count == 0);
+
+    // The queue has no dead-letter exchange: requeue = false drops it.
+    ok(ch.async_nack(a2->item.delivery_tag, {.requeue = false}, use_future));
+    CHECK_FALSE(value_of(ch.async_get(q, {}, use_future)).has_value());
 }
 
 TEST_CASE("exchanges, bindings with argument tables, qos, flow, purge, delete") {
@@ -110,7 +155,7 @@ TEST_CASE("exchanges, bindings with argument tables, qos, flow, purge, delete") 
     ok(ch.async_publish(src, "other", amqp::message("no"), {}, use_future));
     std::optional<amqp::get_result> got;
     for (int i = 0; i < 50 && !got; ++i) {
-        got = value_of(ch.async_get(q, true, use_future));
+        got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
         if (!got) std::this_thread::sleep_for(20ms);
     }
     REQUIRE(got);
@@ -120,12 +165,33 @@ TEST_CASE("exchanges, bindings with argument tables, qos, flow, purge, delete") 
     ok(ch.async_unbind_queue(q, dst, "", {{"x-match", "any"}, {"kind", "email"}}, use_future));
     ok(ch.async_unbind_exchange(dst, src, "jobs.#", {}, use_future));
     CHECK(value_of(ch.async_purge_queue(q, use_future)) == 0);
-    CHECK(value_of(ch.async_delete_queue(q, amqp::queue_delete_options{true, true}, use_future)) == 0);
-    ok(ch.async_delete_exchange(dst, false, use_future));
-    ok(ch.async_delete_exchange(src, true, use_future));
+    CHECK(value_of(ch.async_delete_queue(q, {.if_unused = true, .if_empty = true}, use_future)) == 0);
+    ok(ch.async_delete_exchange(dst, {}, use_future));
+    ok(ch.async_delete_exchange(src, {.if_unused = true}, use_future));
     ok(ch.async_close(use_future));
     CHECK_FALSE(ch.is_open());
     CHECK(wait(ch.async_qos(prefetch(1), use_future)) == amqp::errc::channel_closed);
+}
+
+// exchange.delete: {} deletes an exchange that is still bound;
+// {.if_unused = true} refuses (406, which closes the channel).
+TEST_CASE("exchange delete options: the default deletes a bound exchange") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto ch = c.open_channel();
+    const auto x = unique_name("bound-x"), q = unique_name("bound-q");
+    ok(ch.async_declare_exchange(exchange_opts(x, "direct"), use_future));
+    value_of(ch.async_declare_queue(queue_opts(q, true), use_future));
+    ok(ch.async_bind_queue(q, x, "k", {}, use_future));
+    CHECK(wait(ch.async_delete_exchange(x, {.if_unused = true}, use_future)) ==
+          amqp::reply_code::precondition_failed);
+
+    auto again = c.open_channel();
+    ok(again.async_delete_exchange(x, {}, use_future));
+    amqp::exchange_options passive;
+    passive.name = x;
+    passive.passive = true;
+    CHECK(wait(again.async_declare_exchange(passive, use_future)) == amqp::reply_code::not_found);
 }
 
 TEST_CASE("completion tokens: callbacks, use_future and use_awaitable") {
@@ -160,7 +226,7 @@ TEST_CASE("completion tokens: callbacks, use_future and use_awaitable") {
                                                                boost::asio::use_awaitable);
             auto ec3 = co_await ch.async_publish("", q, amqp::message("co"), {},
                                                  boost::asio::use_awaitable);
-            auto [ec4, got] = co_await ch.async_get(q, true, boost::asio::use_awaitable);
+            auto [ec4, got] = co_await ch.async_get(q, {.no_ack = true}, boost::asio::use_awaitable);
             result.set_value(ec2 || ec3 || ec4 || !got ? std::string("failed")
                                                        : std::string(got->item.msg.body_view()));
         },

@@ -78,7 +78,7 @@ TEST_CASE("amqps with the broker's CA: verified TLS, confirmed publish, delivery
     CHECK(d->routing_key == q);
     CHECK(d->msg.body.size() == body.size());
     CHECK(d->msg == sent);
-    ok(ch.async_ack(d->delivery_tag, false, use_future));
+    ok(ch.async_ack(d->delivery_tag, {}, use_future));
     CHECK(c.conn.usage().bytes_received > body.size());
 
     // The broker sees this connection as a TLS one.
@@ -121,7 +121,7 @@ TEST_CASE("amqps with verify=verify_none connects without any CA") {
     value_of(ch.async_declare_queue(queue_opts(q, true), use_future));
     ok(ch.async_confirm_select(use_future));
     ok(ch.async_publish("", q, amqp::message("unverified but encrypted"), {}, use_future));
-    auto got = value_of(ch.async_get(q, true, use_future));
+    auto got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
     REQUIRE(got);
     CHECK(got->item.msg.body_view() == "unverified but encrypted");
 }

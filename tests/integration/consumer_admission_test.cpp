@@ -191,7 +191,7 @@ TEST_CASE("with a dead-letter exchange set, dead letters go there, routed by the
     publish_raw(ch, o.queue, "bad", {{"perform_job_at", "never"}});
     REQUIRE(rc.log.wait_count(kind::dead, 1, 10s));
     rc.worker.stop();
-    auto got = value_of(setup.async_get(sink, true, use_future));
+    auto got = value_of(setup.async_get(sink, {.no_ack = true}, use_future));
     REQUIRE(got);
     CHECK(got->item.exchange == x);
     CHECK(got->item.routing_key == o.queue);

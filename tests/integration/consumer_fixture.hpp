@@ -141,7 +141,7 @@ inline std::vector<amqp::message> dead_letters(connected_client& c, const tarry:
     auto ch = c.open_channel();
     std::vector<amqp::message> out;
     for (;;) {
-        auto got = value_of(ch.async_get(o.dead_letter_queue_name(), true, use_future));
+        auto got = value_of(ch.async_get(o.dead_letter_queue_name(), {.no_ack = true}, use_future));
         if (!got) break;
         out.push_back(std::move(got->item.msg));
     }

@@ -162,7 +162,7 @@ TEST_CASE("lanes: a graceful stop gives back every lane's held jobs, a job still
     }
     CHECK(ready == 60);
     std::set<std::string> back;
-    while (auto got = value_of(after.async_get(o.queue, true, use_future))) {
+    while (auto got = value_of(after.async_get(o.queue, {.no_ack = true}, use_future))) {
         back.insert(got->item.msg.properties.message_id.value_or(""));
     }
     CHECK(back.size() == 60);

@@ -177,7 +177,7 @@ TEST_CASE("the broker refuses the retry copy: the original is not acknowledged a
     // Both are still in the queue; the victim was never acknowledged, nor copied.
     auto after = c.open_channel();
     CHECK(value_of(after.async_declare_queue(passive_queue(o.queue), use_future)).message_count == 2);
-    auto first = value_of(after.async_get(o.queue, true, use_future));
+    auto first = value_of(after.async_get(o.queue, {.no_ack = true}, use_future));
     REQUIRE(first);
     CHECK(first->item.msg.properties.message_id == std::optional<std::string>("victim"));
     CHECK(header(first->item.msg, "x-tarry-attempt") == nullptr);

@@ -39,7 +39,7 @@ TEST_CASE("publish sample: a confirmed job prints its id, due time and queue and
     const auto due = micros_of_text(m[2]);
     CHECK(due >= before + 1'500'000);
     CHECK(due <= after + 1'500'000);
-    auto got = value_of(ch.async_get(q, true, use_future));
+    auto got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
     REQUIRE(got);
     CHECK(got->item.msg.properties.message_id == std::optional<std::string>("job-1"));
     CHECK(got->item.msg.properties.delivery_mode == std::optional<std::uint8_t>(2));
@@ -49,7 +49,7 @@ TEST_CASE("publish sample: a confirmed job prints its id, due time and queue and
     r = run_publish({"--url", url, "--queue", q, "--id", "job-2", "--at", "1767225600.25"});
     REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
     CHECK(r.out == "published job-2 due 1767225600.250000 to " + q + "\n");
-    got = value_of(ch.async_get(q, true, use_future));
+    got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
     REQUIRE(got);
     CHECK(written_due(got->item.msg) == 1767225600250000);
     CHECK(got->item.msg.body.empty());

@@ -30,7 +30,7 @@ std::uint32_t depth(connected_client& c, const std::string& q) {
     return value_of(c.open_channel().async_declare_queue(passive_queue(q), use_future)).message_count;
 }
 amqp::message get_one(connected_client& c, const std::string& q) {
-    auto got = value_of(c.open_channel().async_get(q, true, use_future));
+    auto got = value_of(c.open_channel().async_get(q, {.no_ack = true}, use_future));
     REQUIRE(got);
     return std::move(got->item.msg);
 }

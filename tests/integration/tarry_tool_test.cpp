@@ -119,7 +119,7 @@ TEST_CASE("tarry publish: a confirmed job carries its id and due time, prints th
     const auto due = micros_of_text(m[2]);
     CHECK(due >= before + 1'500'000);
     CHECK(due <= after + 1'500'000);
-    auto got = value_of(ch.async_get(q, true, use_future));
+    auto got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
     REQUIRE(got);
     CHECK(got->item.msg.properties.message_id == std::optional<std::string>("job-1"));
     CHECK(got->item.msg.properties.delivery_mode == std::optional<std::uint8_t>(2));
@@ -129,7 +129,7 @@ TEST_CASE("tarry publish: a confirmed job carries its id and due time, prints th
     r = run_tarry({"publish", "--url", url, "--queue", q, "--at", "1767225600.25", "--id", "job-2"});
     REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
     CHECK(r.out == "published job-2 due 1767225600.250000 to " + q + "\n");
-    got = value_of(ch.async_get(q, true, use_future));
+    got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
     REQUIRE(got);
     CHECK(written_due(got->item.msg) == 1767225600250000);
     CHECK(got->item.msg.body.empty());
@@ -158,7 +158,7 @@ TEST_CASE("tarry publish: without --id a new UUID each time; without a schedule 
         const auto due = micros_of_text(m[2]);
         CHECK(due >= before);
         CHECK(due <= after);
-        const auto got = value_of(ch.async_get(q, true, use_future));
+        const auto got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
         REQUIRE(got);
         CHECK(got->item.msg.properties.message_id == std::optional<std::string>(id));
         CHECK(std::llabs(written_due(got->item.msg) - due) <= 1);

@@ -45,7 +45,7 @@ TEST_CASE("pika publishes, tarry consumes: every property and header intact") {
     in.subscribe(ch, q);
     auto d = in.next();
     REQUIRE(d);
-    ok(ch.async_ack(d->delivery_tag, false, use_future));
+    ok(ch.async_ack(d->delivery_tag, {}, use_future));
     value_of(ch.async_delete_queue(q, {}, use_future));
 
     const auto& p = d->msg.properties;

@@ -46,6 +46,7 @@ namespace tarry::amqp {
 
 namespace detail {
 struct channel_shared;
+class connection_impl;
 }
 
 class channel {
@@ -78,10 +79,10 @@ public:
     }
     /// exchange.delete → void(error_code)
     template <class Token>
-    auto async_delete_exchange(std::string name, bool if_unused, Token&& token) const {
-        return initiate<>(token, [s = *this](handler<> h, std::string n, bool u) {
-            s.delete_exchange_(std::move(n), u, std::move(h));
-        }, std::move(name), if_unused);
+    auto async_delete_exchange(std::string name, exchange_delete_options o, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::string n, exchange_delete_options o) {
+            s.delete_exchange_(std::move(n), o.if_unused, std::move(h));
+        }, std::move(name), o);
     }
     /// exchange.bind (destination ← source) → void(error_code)
     template <class Token>
@@ -176,41 +177,42 @@ public:
     }
     /// basic.get → void(error_code, the message or nothing when the queue is empty)
     template <class Token>
-    auto async_get(std::string queue, bool no_ack, Token&& token) const {
+    auto async_get(std::string queue, get_options o, Token&& token) const {
         return initiate<std::optional<get_result>>(
-            token, [s = *this](handler<std::optional<get_result>> h, std::string q, bool na) {
-                s.get_(std::move(q), na, std::move(h));
-            }, std::move(queue), no_ack);
+            token, [s = *this](handler<std::optional<get_result>> h, std::string q, get_options o) {
+                s.get_(std::move(q), o.no_ack, std::move(h));
+            }, std::move(queue), o);
     }
     /// basic.ack → void(error_code): done once handed to the socket (the
-    /// broker does not answer). `multiple`: every tag up to this one.
+    /// broker does not answer; so are nack and reject).
     template <class Token>
-    auto async_ack(std::uint64_t delivery_tag, bool multiple, Token&& token) const {
-        return initiate<>(token, [s = *this](handler<> h, std::uint64_t t, bool m) {
-            s.ack_(t, m, std::move(h));
-        }, delivery_tag, multiple);
+    auto async_ack(std::uint64_t delivery_tag, ack_options o, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::uint64_t t, ack_options o) {
+            s.ack_(t, o.multiple, std::move(h));
+        }, delivery_tag, o);
     }
-    /// basic.nack → void(error_code). requeue=false dead-letters (or drops).
+    /// basic.nack → void(error_code). With {} the message goes back to its
+    /// queue; {.requeue = false} dead-letters (or drops) it.
     template <class Token>
-    auto async_nack(std::uint64_t delivery_tag, bool multiple, bool requeue, Token&& token) const {
-        return initiate<>(token, [s = *this](handler<> h, std::uint64_t t, bool m, bool r) {
-            s.nack_(t, m, r, std::move(h));
-        }, delivery_tag, multiple, requeue);
+    auto async_nack(std::uint64_t delivery_tag, nack_options o, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::uint64_t t, nack_options o) {
+            s.nack_(t, o.multiple, o.requeue, std::move(h));
+        }, delivery_tag, o);
     }
-    /// basic.reject → void(error_code).
+    /// basic.reject → void(error_code): nack of one message.
     template <class Token>
-    auto async_reject(std::uint64_t delivery_tag, bool requeue, Token&& token) const {
-        return initiate<>(token, [s = *this](handler<> h, std::uint64_t t, bool r) {
-            s.reject_(t, r, std::move(h));
-        }, delivery_tag, requeue);
+    auto async_reject(std::uint64_t delivery_tag, reject_options o, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, std::uint64_t t, reject_options o) {
+            s.reject_(t, o.requeue, std::move(h));
+        }, delivery_tag, o);
     }
     /// basic.recover → void(error_code): redeliver every unacknowledged
-    /// delivery of the channel (requeue=false: to the same consumer).
+    /// delivery of the channel.
     template <class Token>
-    auto async_recover(bool requeue, Token&& token) const {
-        return initiate<>(token, [s = *this](handler<> h, bool r) {
-            s.recover_(r, std::move(h));
-        }, requeue);
+    auto async_recover(recover_options o, Token&& token) const {
+        return initiate<>(token, [s = *this](handler<> h, recover_options o) {
+            s.recover_(o.requeue, std::move(h));
+        }, o);
     }
 
     // ---- publishing ------------------------------------------------------------
@@ -257,6 +259,10 @@ public:
     /// (diagnostics say why; code errc::channel_closed for our own close).
     void set_close_handler(std::function<void(const diagnostics&)> f) const;
 
+private:
+    friend class detail::connection_impl;  // makes the handles it opens
+    explicit channel(std::shared_ptr<detail::channel_shared> s) noexcept : s_(std::move(s)) {}
+
     /// Frames of one publish, encoded on the caller's thread.
     struct encoded_publish {
         std::vector<std::uint8_t> frames;
@@ -264,9 +270,6 @@ public:
         std::string detail;
     };
 
-    explicit channel(std::shared_ptr<detail::channel_shared> s) noexcept : s_(std::move(s)) {}
-
-private:
     template <class... Args, class Token, class Init, class... InitArgs>
     static auto initiate(Token& token, Init init, InitArgs&&... args) {
         return boost::asio::async_initiate<Token, void(std::error_code, Args...)>(

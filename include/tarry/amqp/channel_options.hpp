@@ -25,6 +25,11 @@ struct exchange_options {
     field_table arguments;        ///< e.g. alternate-exchange
 };
 
+/// exchange.delete conditions. By default it is deleted, bound or not.
+struct exchange_delete_options {
+    bool if_unused = false;  ///< fail (406) if a queue or exchange is bound to it
+};
+
 /// queue.declare. An empty name asks the broker for one (see queue_info).
 struct queue_options {
     std::string name;
@@ -64,6 +69,32 @@ struct consume_options {
     bool no_ack = false;       ///< deliveries count as acknowledged when sent
     bool exclusive = false;
     field_table arguments;     ///< e.g. x-priority
+};
+
+/// basic.get. By default the message awaits an ack, like a delivery.
+struct get_options {
+    bool no_ack = false;  ///< the message counts as acknowledged when sent
+};
+
+/// basic.ack. By default of the one delivery.
+struct ack_options {
+    bool multiple = false;  ///< also every unacknowledged tag before this one
+};
+
+/// basic.nack. The defaults give one message back to its queue.
+struct nack_options {
+    bool multiple = false;  ///< also every unacknowledged tag before this one
+    bool requeue = true;    ///< back to its queue; false dead-letters (or drops) it
+};
+
+/// basic.reject. The default gives the message back to its queue.
+struct reject_options {
+    bool requeue = true;  ///< back to its queue; false dead-letters (or drops) it
+};
+
+/// basic.recover. By default every unacknowledged delivery goes back to its queue.
+struct recover_options {
+    bool requeue = true;  ///< back to the queue, for any consumer; false: to the same consumer
 };
 
 /// Where a consumer's messages go. Both are called on the connection's I/O

@@ -116,14 +116,9 @@ struct earlier {
     }
 };
 
-template <class T>
-using default_store = sorted_blocks<queued<T>, key_of_queued>;
-
 }  // namespace detail
 
-/// Store is the ordered container inside; leave it at its default (the bench
-/// swaps in the alternatives it was measured against).
-template <class T, clock_source Clock = steady_clock_source, class Store = detail::default_store<T>>
+template <class T, clock_source Clock = steady_clock_source>
 class delay_queue {
     static_assert(std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T>,
                   "delay_queue moves items while it reorders them; T's moves must not throw");
@@ -556,7 +551,7 @@ private:
 
     mutable std::mutex mutex_;
     typename Clock::condition_variable cv_{clock_};
-    Store items_;
+    detail::sorted_blocks<detail::queued<T>, detail::key_of_queued> items_;
     std::deque<detail::queued<T>> ready_;  // push_ready(): due already, arrival order
     std::size_t bytes_ = 0;
     std::uint64_t next_seq_ = 0;

@@ -1,6 +1,6 @@
-// detail::min_max_heap against std::multiset, with the heap property
+// The bench's min_max_heap against std::multiset, with the heap property
 // checked after every operation.
-#include "tarry/schedule/detail/min_max_heap.hpp"
+#include "min_max_heap.hpp"
 
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@
 
 namespace {
 
-using heap_t = tarry::detail::min_max_heap<int, std::less<>>;
+using heap_t = bench::min_max_heap<int, std::less<>>;
 
 bool min_level(std::size_t i) { return (std::bit_width(i + 1) & 1U) == 1U; }
 

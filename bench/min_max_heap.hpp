@@ -3,9 +3,13 @@
 // O(log n). Elements on even levels are <= all their descendants, elements on
 // odd levels are >= all their descendants.
 //
-// Internal to delay_queue. Not thread-safe. Elements must be nothrow-movable;
-// the comparator must be a strict weak order and must not throw. Sifting moves
-// a hole instead of swapping, one move per level.
+// Not part of the library: delay_queue was measured on it before its sorted
+// blocks were chosen (docs/delay-queue.md), and delay_queue_bench keeps it as
+// the heap of the lock-free inbox candidate.
+//
+// Not thread-safe. Elements must be nothrow-movable; the comparator must be a
+// strict weak order and must not throw. Sifting moves a hole instead of
+// swapping, one move per level.
 #pragma once
 
 #include <bit>
@@ -14,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace tarry::detail {
+namespace bench {
 
 template <class E, class Less>
 class min_max_heap {
@@ -169,4 +173,4 @@ private:
     [[no_unique_address]] Less less_{};
 };
 
-}  // namespace tarry::detail
+}  // namespace bench
