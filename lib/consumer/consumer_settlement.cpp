@@ -2,6 +2,7 @@
 // copies and dead letters). The original is acknowledged only once its
 // replacement is confirmed.
 #include "consumer_impl.hpp"
+#include "failure_plan.hpp"
 #include "message_copies.hpp"
 
 #include <boost/asio/bind_executor.hpp>
@@ -33,20 +34,16 @@ void consumer::impl::retry_or_dead_letter(job j, const job_outcome& failure, wal
     const wall_time now = std::chrono::system_clock::now();
     const amqp::message original = j.msg.unpack();
     detail::failure_note note{j.attempt, detail::first_attempt_of(original, started), failure.error()};
-    retry::retry_decision decision;
-    if (options_.retry) {
-        const auto elapsed = std::chrono::duration_cast<retry::duration>(now - note.first_attempt);
-        decision = retry::decide(*options_.retry, j.attempt, elapsed, detail::last_delay_of(original), random_);
-    } else {
-        decision.reason = "retries are off";
-    }
-    if (!decision.retry) {
-        std::string reason = "attempts-exhausted: " + failure.error() + " (" + decision.reason + ")";
-        auto letter = detail::failed_dead_letter_copy(original, reason, note);
-        dead_letter(std::move(j), std::move(reason), std::move(letter));
+    const auto elapsed = std::chrono::duration_cast<retry::duration>(now - note.first_attempt);
+    // What a custom backoff throws is caught there: the job is then dead-lettered.
+    auto plan = detail::plan_after_failure(options_.retry, j.attempt, failure.error(), failure.delay(),
+                                           elapsed, detail::last_delay_of(original), random_);
+    if (!plan.retry) {
+        auto letter = detail::failed_dead_letter_copy(original, plan.reason, note);
+        dead_letter(std::move(j), std::move(plan.reason), std::move(letter));
         return;
     }
-    const auto delay = failure.delay().value_or(decision.delay);
+    const auto delay = plan.delay;
     // To the microsecond, as perform_job_at carries it (rounded up: never early).
     const wall_time due = std::chrono::ceil<std::chrono::microseconds>(now + delay);
     auto copy = detail::retry_copy(original, note, due, delay, now);

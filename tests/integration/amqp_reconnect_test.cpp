@@ -1,10 +1,16 @@
 // Connection loss and reconnection: the broker kills the connection
 // (rabbitmqctl close_connection) or the socket is dropped (a relay cuts it).
 // The error reaches the user, pending operations fail, and the on_open hook
-// re-declares and re-subscribes, so consumption resumes.
+// re-declares and re-subscribes, so consumption resumes. While nothing
+// listens (connections refused), attempts come every 250 ms.
 #include "amqp_client.hpp"
 #include "private_broker.hpp"
 #include "tcp_relay.hpp"
+
+#include <memory>
+#include <thread>
+#include <utility>
+#include <vector>
 
 using namespace amqp_it;
 
@@ -159,4 +165,52 @@ TEST_CASE("reconnect gives up per its policy and says so") {
     CHECK(d.message.find("no more reconnect attempts") != std::string::npos);
     CHECK_FALSE(c.conn.is_open());
     CHECK(c.conn.usage().failed_attempts == 2);
+}
+
+TEST_CASE("refused while nothing listens: tried every 250 ms, open within 1 s of a listener") {
+    TARRY_REQUIRE_BROKER(url);
+    using steady = std::chrono::steady_clock;
+    const auto direct = config_of(url);
+    auto relay = std::make_unique<tarry_test::tcp_relay>(direct.host, direct.effective_port());
+    const std::uint16_t port = relay->port();
+    auto cfg = direct;  // the default reconnect settings
+    cfg.port = port;
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<steady::time_point> opened;
+    std::vector<std::pair<std::chrono::milliseconds, std::string>> scheduled;  // pause, after what
+    amqp::connection_hooks hooks;
+    hooks.on_open = [&](const amqp::connection_info&) {
+        std::lock_guard lock(m);
+        opened.push_back(steady::now());
+        cv.notify_all();
+    };
+    hooks.on_reconnect_scheduled = [&](unsigned, std::chrono::milliseconds pause, const amqp::diagnostics& d) {
+        std::lock_guard lock(m);
+        scheduled.emplace_back(pause, d.message);
+    };
+    client c(cfg, hooks);
+    c.connect();
+
+    // The relay goes and its port refuses connections for 5 s: long enough
+    // for the backoff of other failures to grow to seconds.
+    relay.reset();
+    std::this_thread::sleep_for(5s);
+    const auto listening = steady::now();
+    relay = std::make_unique<tarry_test::tcp_relay>(direct.host, direct.effective_port(), port);
+    std::unique_lock lock(m);
+    REQUIRE(cv.wait_for(lock, 10s, [&] { return opened.size() == 2; }));
+    const auto back = std::chrono::duration_cast<std::chrono::milliseconds>(opened[1] - listening);
+    MESSAGE("open again " << back.count() << " ms after the port listened again");
+    CHECK(back < 1s);
+    // The loss is followed by the backoff's first pause (100 ms, full
+    // jitter); every refused attempt by 250 ms.
+    REQUIRE(scheduled.size() >= 15);
+    CHECK(scheduled[0].first < 100ms);
+    for (std::size_t i = 1; i < scheduled.size(); ++i) {
+        CAPTURE(i);
+        CAPTURE(scheduled[i].second);
+        CHECK(scheduled[i].first == 250ms);
+        CHECK(scheduled[i].second.find("Connection refused") != std::string::npos);
+    }
 }

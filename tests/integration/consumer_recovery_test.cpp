@@ -1,14 +1,58 @@
 // Losing the connection: every job held from it is dropped at once (the
 // broker redelivers them), the consumer reconnects and resubscribes, and
 // each job still runs once, on time. Losing the connection that publishes
-// the copies touches nothing held.
+// the copies touches nothing held. A restarted broker is found within 1 s
+// of accepting connections again.
 #include "consumer_fixture.hpp"
 #include "private_broker.hpp"
 #include "tcp_relay.hpp"
 
+#include <boost/asio/ip/tcp.hpp>
+
+#include <future>
 #include <set>
 
 using namespace consumer_it;
+
+namespace {
+
+/// Whether something accepts a TCP connection on 127.0.0.1:port now.
+bool accepts(std::uint16_t port) {
+    boost::asio::io_context ctx;
+    boost::asio::ip::tcp::socket s(ctx);
+    boost::system::error_code ec;
+    s.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
+    return !ec;
+}
+
+/// When the consuming connection said "connected" (consumer_hooks::on_connection).
+class connected_log {
+public:
+    void add(const std::string& what) {
+        if (what != "connected") return;
+        std::lock_guard lock(m_);
+        at_.push_back(std::chrono::steady_clock::now());
+        cv_.notify_all();
+    }
+    /// The time of the n-th "connected" (from 1), once seen within `t`.
+    std::optional<std::chrono::steady_clock::time_point> wait(std::size_t n, std::chrono::milliseconds t) {
+        std::unique_lock lock(m_);
+        if (!cv_.wait_for(lock, t, [&] { return at_.size() >= n; })) return std::nullopt;
+        return at_[n - 1];
+    }
+
+private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::vector<std::chrono::steady_clock::time_point> at_;
+};
+
+template <class Duration>
+double ms(Duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
+
+}  // namespace
 
 TEST_CASE("connection cut: held jobs are dropped at once, redelivered after the reconnect, each run once") {
     TARRY_REQUIRE_BROKER(url);
@@ -79,4 +123,68 @@ TEST_CASE("the copies connection closed by the broker: it reconnects alone, and 
     CHECK(rc.log.count(kind::dropped) == 0);
     CHECK(rc.worker.stats().channel_losses == 0);
     cleanup(c, o);
+}
+
+TEST_CASE("broker restarted: consuming resumes within 1 s of the broker accepting connections again") {
+    if (!tarry_test::amqp_url()) {
+        MESSAGE("SKIPPED: TARRY_TEST_AMQP_URL is not set (run under scripts/with-broker)");
+        return;
+    }
+    using steady = std::chrono::steady_clock;
+    tarry_test::private_broker broker;
+    const auto cfg = config_of(broker.url());  // the default reconnect settings
+    const std::uint16_t port = cfg.effective_port();
+    auto o = options_for(unique_name("restart"));
+    event_log log;
+    connected_log connected;
+    tarry::consumer_hooks hooks;
+    hooks.on_event = [&](const job_event& e) { log.add(e); };
+    hooks.on_connection = [&](const std::string& what) { connected.add(what); };
+    tarry::consumer worker(cfg, o, succeed, hooks);
+    worker.start();
+    REQUIRE(connected.wait(1, 0ms));
+
+    // A persistent job falls due while the broker is down; it is held when
+    // the broker stops, dropped with the connection, and comes back with the
+    // broker.
+    {
+        connected_client c(broker.url());
+        auto ch = confirm_channel(c);
+        amqp::basic_properties persistent;
+        persistent.delivery_mode = 2;
+        publish_raw(ch, o.queue, "due-meanwhile", {{"perform_job_at", epoch(sys::now() + 2s)}}, persistent);
+    }
+    for (int i = 0; i < 500 && worker.stats().held < 1; ++i) std::this_thread::sleep_for(10ms);
+    REQUIRE(worker.stats().held == 1);
+    broker.stop_node();
+    REQUIRE(log.wait_count(kind::dropped, 1, 5s));
+
+    // The broker is back at the first TCP connection it accepts; poll for
+    // it every 20 ms while it boots.
+    auto starting = std::async(std::launch::async, [&] { broker.start_again(); });
+    std::optional<steady::time_point> back;
+    std::optional<sys::time_point> back_wall;
+    const auto give_up = steady::now() + 120s;
+    while (!back && steady::now() < give_up) {
+        if (accepts(port)) {
+            back = steady::now();
+            back_wall = sys::now();
+        } else {
+            std::this_thread::sleep_for(20ms);
+        }
+    }
+    starting.get();  // throws when the broker did not come up
+    REQUIRE(back);
+    const auto again = connected.wait(2, 30s);
+    REQUIRE(again);
+    MESSAGE("connected again " << ms(*again - *back) << " ms after the broker accepted connections");
+    CHECK(*again - *back < 1s);
+    // The job that fell due meanwhile runs as soon as consuming resumes.
+    REQUIRE(log.wait_count(kind::run, 1, 10s));
+    const auto run = log.of(kind::run).front();
+    CHECK(run.id == "due-meanwhile");
+    MESSAGE("the job due meanwhile started " << ms(run.at - *back_wall) << " ms after that");
+    CHECK(run.at - *back_wall < 1s);
+    worker.stop();
+    CHECK(worker.stats().succeeded == 1);
 }

@@ -1,6 +1,7 @@
 // Retries against the real broker: backoff delays between attempts,
-// attempts exhausted → dead-letter queue with reason and last error,
-// permanent failures, requeue, a refused retry copy (nothing lost), a copy
+// attempts exhausted → dead-letter queue with reason and last error, a
+// custom backoff that throws (dead-lettered, consuming goes on), permanent
+// failures, requeue, a refused retry copy (nothing lost), a copy
 // held back by a resource alarm, and replay of dead letters.
 #include "consumer_fixture.hpp"
 #include "private_broker.hpp"
@@ -95,6 +96,42 @@ TEST_CASE("attempts exhausted: the dead-letter queue holds the job with reason, 
     REQUIRE(first->get_if<double>());
     CHECK(*first->get_if<double>() >= epoch(before));
     CHECK(header(m, "x-death") == nullptr);
+    cleanup(c, o);
+}
+
+TEST_CASE("a custom backoff that throws: the job is dead-lettered backoff-failed, the next one still runs") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("backoff-throws"));
+    // Called on the consumer's I/O thread after a failed attempt.
+    o.retry = tarry::retry::backoff_policy::custom([](unsigned n, tarry::retry::random_source&) {
+        if (n == 1) throw std::runtime_error("no delay for attempt 1");
+        return tarry::retry::duration(100ms);
+    });
+    running_consumer rc(url, o, fail_first);
+    auto ch = confirm_channel(c);
+    publish_raw(ch, o.queue, "unlucky", {{"x-fail", std::int32_t{1}}, {"app", "kept"}});
+    REQUIRE(rc.log.wait_count(kind::dead, 1, 10s));
+    CHECK(rc.log.find(kind::dead, "unlucky")->reason == "backoff-failed: no delay for attempt 1");
+    // The consumer goes on: the next job runs.
+    publish_raw(ch, o.queue, "next", {});
+    REQUIRE(rc.log.wait_count(kind::succeeded, 1, 10s));
+    CHECK(rc.log.find(kind::succeeded, "next"));
+    CHECK(rc.log.count(kind::retry) == 0);
+    rc.worker.stop();
+    const auto s = rc.worker.stats();
+    CHECK(s.failed == 1);
+    CHECK(s.dead_lettered == 1);
+    CHECK(s.retried == 0);
+    CHECK(s.succeeded == 1);
+    const auto letters = dead_letters(c, o);
+    REQUIRE(letters.size() == 1);
+    const auto& m = letters.front();
+    CHECK(m.body_view() == "job unlucky");
+    CHECK(reason_of(m) == "backoff-failed: no delay for attempt 1");
+    CHECK(*header(m, "x-tarry-last-error") == amqp::field_value("boom on attempt 1"));
+    CHECK(*header(m, "x-tarry-attempt") == amqp::field_value(std::int64_t{1}));
+    CHECK(*header(m, "app") == amqp::field_value("kept"));
     cleanup(c, o);
 }
 

@@ -1,7 +1,7 @@
 // Test helpers: a RabbitMQ node of the test's own (scripts/broker), for tests
-// that need special settings or that disturb the broker (pausing it), or a
-// TLS listener (private_broker::with_tls()). Started in the constructor,
-// stopped in the destructor — on failure too.
+// that need special settings or that disturb the broker (pausing it,
+// restarting it), or a TLS listener (private_broker::with_tls()). Started in
+// the constructor, stopped in the destructor — on failure too.
 #pragma once
 
 #include "env.hpp"
@@ -69,6 +69,22 @@ public:
         long pid = 0;
         f >> pid;
         return static_cast<pid_t>(pid);
+    }
+
+    /// Stops the node (rabbitmqctl stop, then by its pid) and keeps its
+    /// files, for start_again().
+    void stop_node() {
+        auto r = run_process({source_root() + "/scripts/broker", "stop", dir_}, std::chrono::seconds(60));
+        if (r.exit_code != 0) throw std::runtime_error("broker did not stop: " + r.out + r.err);
+    }
+    /// Starts a node stopped by stop_node() again, on the same port, with its
+    /// queues and persistent messages; returns once it is up.
+    void start_again() {
+        auto r = run_process({source_root() + "/scripts/broker", "start-again", dir_},
+                             std::chrono::seconds(120));
+        if (r.exit_code != 0)
+            throw std::runtime_error("broker did not start again (exit " +
+                                     std::to_string(r.exit_code) + "): " + r.out + r.err);
     }
 
     /// rabbitmqctl against this node only.

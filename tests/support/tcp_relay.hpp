@@ -20,9 +20,10 @@ namespace tarry_test {
 
 class tcp_relay {
 public:
-    /// Listens on 127.0.0.1 (a free port) and forwards to target.
-    tcp_relay(std::string target_host, std::uint16_t target_port)
-        : acceptor_(ctx_, {boost::asio::ip::make_address("127.0.0.1"), 0}),
+    /// Listens on 127.0.0.1 (on `listen_port`, or a free port when 0) and
+    /// forwards to target.
+    tcp_relay(std::string target_host, std::uint16_t target_port, std::uint16_t listen_port = 0)
+        : acceptor_(ctx_, {boost::asio::ip::make_address("127.0.0.1"), listen_port}),
           target_(boost::asio::ip::make_address(target_host), target_port) {
         accept();
         thread_ = std::thread([this] { ctx_.run(); });

@@ -17,7 +17,8 @@
 // open, a lost connection (socket error, missed heartbeats, broker close)
 // fails every pending operation with a clear error, then — when
 // config.reconnect is set — is rebuilt with the config's backoff (jitter
-// included); hooks.on_open runs after every successful (re)connect and is
+// included; every refused_reconnect_interval while the broker refuses
+// connections); hooks.on_open runs after every successful (re)connect and is
 // the place to re-declare topology and re-subscribe, since channels do not
 // survive a reconnect. async_close ends it for good.
 //

@@ -3,7 +3,8 @@
 // A plain value: copy it, build it by hand or from a URL (url.hpp). Each
 // field says its default, its unit and what 0 means. The defaults are safe
 // for production: heartbeats on, peer verification on for TLS, reconnects
-// with exponential backoff and jitter.
+// with exponential backoff and jitter (and at a steady 250 ms while the
+// broker refuses connections, so a restarted broker is found at once).
 #pragma once
 
 #include "tarry/amqp/wire/limits.hpp"
@@ -78,10 +79,23 @@ struct connection_config {
     /// Reconnect after an open connection is lost. Default true. The first
     /// connect is never retried: async_connect reports its failure.
     bool reconnect = true;
-    /// Delays between reconnect attempts (attempt n = the n-th failure in a
-    /// row). Default: 100 ms doubling to 30 s, full jitter, unlimited
-    /// attempts (retry::backoff_policy::reconnect_defaults()).
+    /// Delays between reconnect attempts after every failure but a refused
+    /// TCP connect (below): the loss itself, resolve errors, timeouts, TLS
+    /// or AMQP handshakes that fail (authentication refused included), a
+    /// close by the broker. Attempt n = the n-th such failure in a row;
+    /// refused connects in between do not count towards it. Its limits
+    /// (max_attempts, max_total) count every failure in a row, refused ones
+    /// included, from the loss of the connection. Default: 100 ms doubling
+    /// to 30 s, full jitter, unlimited attempts
+    /// (retry::backoff_policy::reconnect_defaults()).
     retry::backoff_policy reconnect_backoff = retry::backoff_policy::reconnect_defaults();
+    /// Delay before the next reconnect attempt after one whose TCP connect
+    /// was refused (ECONNREFUSED: nothing listens on the port, as while the
+    /// broker restarts), every time, without growing: the connection is back
+    /// within this interval of the broker accepting connections again.
+    /// Default 250 ms. 0 = a refused connect waits reconnect_backoff like
+    /// any other failure.
+    std::chrono::milliseconds refused_reconnect_interval{250};
 
     /// Shown by the broker's management UI and rabbitmqctl
     /// (client property connection_name). Default empty: not sent.

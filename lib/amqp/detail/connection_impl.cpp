@@ -48,6 +48,7 @@ struct connection_impl::session {
     bool reading = false;
     bool socket_closed = false;
     bool was_open = false;
+    bool refused = false;  // the TCP connect was refused (nothing listens)
     bool ended = false;
     time_point finished_at{};
 };
@@ -58,6 +59,7 @@ connection_impl::connection_impl(asio::any_io_executor ex, connection_config con
       strand_(asio::make_strand(ex)),
       config_(std::move(config)),
       hooks_(std::move(hooks)),
+      reconnect_(config_.reconnect_backoff, config_.refused_reconnect_interval),
       random_(retry::make_random_source()),
       reconnect_timer_(strand_) {
     if (config_.tls) {
@@ -115,7 +117,7 @@ void connection_impl::connect(void_handler h) {
         if (self->phase_ == phase::idle || self->phase_ == phase::closed) {
             self->closing_by_user_ = false;
             self->reconnecting_ = false;
-            self->failures_ = 0;
+            self->reconnect_.reset();
             self->start_attempt();
         }
     });
@@ -267,6 +269,7 @@ void connection_impl::start_attempt() {
                                                              const asio::ip::tcp::endpoint&) {
                     if (s->machine.finished()) return;
                     if (ec) {
+                        s->refused = ec == asio::error::connection_refused;
                         self->fail_attempt(s, errc::connect_failed,
                                            "cannot connect to " + where(self->config_) + ": " +
                                                ec.message());
@@ -490,8 +493,7 @@ void connection_impl::on_open(const std::shared_ptr<session>& s, ev_connection_o
     phase_ = phase::open;
     open_ = true;
     blocked_ = false;
-    failures_ = 0;
-    previous_delay_ = retry::duration{0};
+    reconnect_.reset();
     reconnecting_ = false;
     const auto n = ++connects_;
     connection_info info{e.limits.channel_max, e.limits.frame_max, e.limits.heartbeat,
@@ -536,7 +538,8 @@ void connection_impl::on_closed(const std::shared_ptr<session>& s, ev_connection
         if (!reconnecting_) {
             finalize(d);  // the first connect reports its failure; no retry
         } else {
-            schedule_reconnect(std::move(d));
+            schedule_reconnect(std::move(d),
+                               s->refused ? attempt_failure::refused : attempt_failure::other);
         }
         return;
     }
@@ -545,27 +548,25 @@ void connection_impl::on_closed(const std::shared_ptr<session>& s, ev_connection
     if (config_.reconnect) {
         reconnecting_ = true;
         failures_since_ = clock::now();
-        schedule_reconnect(std::move(d));
+        schedule_reconnect(std::move(d), attempt_failure::other);
     } else {
         finalize(d);
     }
 }
 
-void connection_impl::schedule_reconnect(diagnostics d) {
-    ++failures_;
+void connection_impl::schedule_reconnect(diagnostics d, attempt_failure f) {
     const auto elapsed =
         std::chrono::duration_cast<retry::duration>(clock::now() - failures_since_);
-    const auto decision =
-        retry::decide(config_.reconnect_backoff, failures_, elapsed, previous_delay_, random_);
+    const auto decision = reconnect_.after(f, elapsed, random_);
     if (!decision.retry) {
         d.message += " (no more reconnect attempts: " + decision.reason + ")";
         set_last_error(d);
         finalize(d);
         return;
     }
-    previous_delay_ = decision.delay;
     phase_ = phase::waiting_reconnect;
-    if (hooks_.on_reconnect_scheduled) hooks_.on_reconnect_scheduled(failures_, decision.delay, d);
+    if (hooks_.on_reconnect_scheduled)
+        hooks_.on_reconnect_scheduled(reconnect_.failures(), decision.delay, d);
     reconnect_timer_.expires_after(decision.delay);
     reconnect_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
         if (ec || self->closing_by_user_ || self->phase_ != phase::waiting_reconnect) return;

@@ -9,6 +9,7 @@
 
 #include "channel_shared.hpp"
 #include "connection_machine.hpp"
+#include "reconnect_policy.hpp"
 #include "transport.hpp"
 #include "unique_function.hpp"
 
@@ -133,7 +134,9 @@ private:
     void handle(const std::shared_ptr<session>& s, event& e);
     void on_open(const std::shared_ptr<session>& s, ev_connection_open& e);
     void on_closed(const std::shared_ptr<session>& s, ev_connection_closed& e);
-    void schedule_reconnect(diagnostics diag);
+    /// Waits the pause `reconnect_` gives after failure `f`, then tries
+    /// again; or gives up (finalize) when its limits are reached.
+    void schedule_reconnect(diagnostics diag, attempt_failure f);
     void finalize(const diagnostics& diag);
     void set_last_error(const diagnostics& d);
 
@@ -161,9 +164,8 @@ private:
     std::vector<void_handler> unblock_waiters_;
     bool closing_by_user_ = false;
     bool reconnecting_ = false;
-    unsigned failures_ = 0;
-    std::chrono::steady_clock::time_point failures_since_{};
-    retry::duration previous_delay_{0};
+    reconnect_policy reconnect_;                              // the pause after each failure
+    std::chrono::steady_clock::time_point failures_since_{};  // when the connection was lost
     retry::random_source random_;
     boost::asio::steady_timer reconnect_timer_;
 
