@@ -30,7 +30,6 @@ std::uint16_t closed_port() {
     return a.local_endpoint().port();
 }
 
-const std::regex printed("published (\\S+) due ([0-9]+\\.[0-9]{6}) to (\\S+)\n");
 
 }  // namespace
 
@@ -103,36 +102,10 @@ TEST_CASE("tarry publish: a broker nobody answers for: exit 1, and it says so") 
 
 TEST_CASE("tarry publish: a confirmed job carries its id and due time, prints them and exits 0") {
     TARRY_REQUIRE_BROKER(url);
-    connected_client c(url);
-    auto ch = c.open_channel();
-    const auto q = unique_name("tool-publish");
-    value_of(ch.async_declare_queue(queue_opts(q, false, true), use_future));
-
-    const auto before = now_micros();
-    auto r = run_tarry({"publish", "--url", url, "--queue", q, "--delay-ms", "1500", "--id", "job-1", "--body", "hi"});
-    const auto after = now_micros();
-    REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
-    std::smatch m;
-    REQUIRE_MESSAGE(std::regex_match(r.out, m, printed), r.out);
-    CHECK(m[1] == "job-1");
-    CHECK(m[3] == q);
-    const auto due = micros_of_text(m[2]);
-    CHECK(due >= before + 1'500'000);
-    CHECK(due <= after + 1'500'000);
-    auto got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
-    REQUIRE(got);
-    CHECK(got->item.msg.properties.message_id == std::optional<std::string>("job-1"));
-    CHECK(got->item.msg.properties.delivery_mode == std::optional<std::uint8_t>(2));
-    CHECK(got->item.msg.body_view() == "hi");
-    CHECK(std::llabs(written_due(got->item.msg) - due) <= 1);  // printed = written
-
-    r = run_tarry({"publish", "--url", url, "--queue", q, "--at", "1767225600.25", "--id", "job-2"});
-    REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
-    CHECK(r.out == "published job-2 due 1767225600.250000 to " + q + "\n");
-    got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
-    REQUIRE(got);
-    CHECK(written_due(got->item.msg) == 1767225600250000);
-    CHECK(got->item.msg.body.empty());
+    check_publishes_as_printed(url, "tool-publish", [](std::vector<std::string> args) {
+        args.insert(args.begin(), "publish");
+        return run_tarry(std::move(args));
+    });
 }
 
 TEST_CASE("tarry publish: without --id a new UUID each time; without a schedule due now") {
