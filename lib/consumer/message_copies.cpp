@@ -97,3 +97,50 @@ amqp::message replay_copy(const amqp::message& dead_letter) {
 }
 
 }  // namespace tarry::detail
+
+namespace tarry::detail {
+
+namespace {
+// Room kept for the reason's own words when it quotes a detail: the byte
+// counts that say how to read the letter's body are never cut off.
+constexpr std::size_t max_quoted_detail = 600;
+
+amqp::message letter_with(amqp::basic_properties p, std::string_view reason, std::uint32_t attempt) {
+    amqp::message m;
+    m.properties = std::move(p);
+    m.properties.headers.emplace();
+    m.properties.headers->set(std::string(contract::reason_header), bounded(reason));
+    m.properties.headers->set(std::string(contract::attempt_header), static_cast<std::int64_t>(attempt));
+    return m;
+}
+
+// "N bytes of <what>, then the M-byte body" (no body part when it is empty).
+std::string body_layout(std::size_t block, std::string_view what, std::size_t body) {
+    std::string s = "the dead letter's body: " + std::to_string(block) + " bytes of " + std::string(what);
+    if (body > 0) s += ", then the " + std::to_string(body) + "-byte body";
+    return s;
+}
+}  // namespace
+
+unreadable_letter unreadable_dead_letter(const amqp::message& read, const amqp::unreadable_content& why,
+                                         std::uint32_t attempt) {
+    unreadable_letter out;
+    const std::string detail = bounded(why.detail, max_quoted_detail);
+    if (!why.raw_properties) {
+        // Only the body was over the limit: the properties travel as they are.
+        out.reason = "unreadable: " + detail;
+        out.copy = dead_letter_copy(read, out.reason, attempt);
+        return out;
+    }
+    const auto& raw = *why.raw_properties;
+    out.reason = "unreadable: " + detail + " (" + body_layout(raw.size(), "raw properties", read.body.size()) + ")";
+    amqp::basic_properties p;
+    p.delivery_mode = 2;  // kept until someone looks, like every dead letter's original
+    out.copy = letter_with(std::move(p), out.reason, attempt);
+    out.copy.body.reserve(raw.size() + read.body.size());
+    out.copy.body.assign(raw.begin(), raw.end());
+    out.copy.body.insert(out.copy.body.end(), read.body.begin(), read.body.end());
+    return out;
+}
+
+}  // namespace tarry::detail

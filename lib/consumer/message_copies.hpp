@@ -62,6 +62,24 @@ amqp::message replay_copy(const amqp::message& dead_letter);
 amqp::message dead_letter_copy(const amqp::message& original, std::string_view reason,
                                std::uint32_t attempt);
 
+/// A dead letter for a message that cannot be read, and its
+/// reason (x-tarry-reason, bounded; it starts "unreadable: ").
+struct unreadable_letter {
+    std::string reason;
+    amqp::message copy;
+};
+
+/// The dead letter of a delivery that could not be read; `read` is what of
+/// it could be (delivery::msg).
+/// - Properties that did not decode: the letter's properties are tarry's
+///   own (persistent, x-tarry-reason, x-tarry-attempt), and its body is
+///   the raw properties block as it came, then the original body when it
+///   was kept; the reason says how many bytes are which.
+/// - Properties that decoded, body over the limit: dead_letter_copy() of
+///   the original, whose body is empty (it was dropped unread, never held).
+unreadable_letter unreadable_dead_letter(const amqp::message& read, const amqp::unreadable_content& why,
+                                         std::uint32_t attempt);
+
 /// `text` cut to at most max_length bytes, ending in "..." when cut.
 std::string bounded(std::string_view text, std::size_t max_length = max_reason_length);
 
