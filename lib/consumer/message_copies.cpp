@@ -1,6 +1,7 @@
 // Parked copies and dead letters (see the header).
 #include "message_copies.hpp"
 
+#include "tarry/amqp/wire/byte_writer.hpp"
 #include "tarry/contract/schedule_headers.hpp"
 
 namespace tarry::detail {
@@ -140,6 +141,33 @@ unreadable_letter unreadable_dead_letter(const amqp::message& read, const amqp::
     out.copy.body.reserve(raw.size() + read.body.size());
     out.copy.body.assign(raw.begin(), raw.end());
     out.copy.body.insert(out.copy.body.end(), read.body.begin(), read.body.end());
+    return out;
+}
+
+unreadable_letter unfit_dead_letter(const amqp::message& original, std::string_view copy_name,
+                                    std::uint32_t frame_max, std::uint32_t attempt) {
+    std::vector<std::uint8_t> block;
+    amqp::wire::byte_writer w(block);
+    amqp::wire::encode_properties(w, original.properties);
+    if (!w.ok()) block.clear();  // decoded properties always encode; never send half of them
+
+    unreadable_letter out;
+    out.reason = "unreadable: its properties do not fit one frame" +
+                 (frame_max > 0 ? " (frame_max " + std::to_string(frame_max) + ")" : std::string()) + " in its " +
+                 std::string(copy_name) + " (" +
+                 body_layout(block.size(), "its properties as encoded", original.body.size()) + ")";
+    const auto& o = original.properties;
+    amqp::basic_properties p;
+    p.message_id = o.message_id;
+    p.correlation_id = o.correlation_id;
+    p.type = o.type;
+    p.app_id = o.app_id;
+    p.timestamp = o.timestamp;
+    p.delivery_mode = o.delivery_mode;
+    p.priority = o.priority;
+    out.copy = letter_with(std::move(p), out.reason, attempt);
+    out.copy.body = std::move(block);
+    out.copy.body.insert(out.copy.body.end(), original.body.begin(), original.body.end());
     return out;
 }
 

@@ -3,7 +3,8 @@
 // its consumer marked unreadable, can be acknowledged, and costs neither
 // the channel nor the connection; the deliveries behind it arrive as usual.
 // Framing faults, and a returned message that cannot be read, still end
-// the connection.
+// the connection. On the way out, a publish whose properties do not fit a
+// frame is refused unsent (header_too_large), so the broker never sees it.
 #include "machine_harness.hpp"
 
 using namespace amqp_test;
@@ -164,4 +165,31 @@ TEST_CASE("a content header whose fields are wrong is still a connection error")
     CHECK(closed->ec == amqp::errc::protocol_error);
     CHECK(h.sent_methods<wire::connection_close>().at(0).reply_code == 505);
     CHECK(h.count<ev_delivery>() == 0);
+}
+
+TEST_CASE("a publish whose properties do not fit a frame is refused unsent: header_too_large") {
+    harness h;
+    h.handshake(60, 4096);
+    auto ch = h.open_channel(1);
+    const std::size_t before = h.sent.size();
+    wire::basic_properties p;
+    p.headers = wire::field_table{{"pad", std::string(4096 - 8 - 12 - 2 - 4 - 9 + 1, 'p')}};
+    h.m.publish(ch, wire::basic_publish{0, "", "q"}, p, {}, 2);
+    h.pump();
+    auto refused = h.take_op(2);
+    REQUIRE(refused);
+    CHECK(refused->ec == amqp::errc::header_too_large);
+    CHECK_MESSAGE(refused->detail.find("above frame_max 4096") != std::string::npos, refused->detail);
+    CHECK(h.sent.size() == before);
+    CHECK(h.m.is_open());
+
+    // One byte less fits exactly.
+    p.headers = wire::field_table{{"pad", std::string(4096 - 8 - 12 - 2 - 4 - 9, 'p')}};
+    h.m.publish(ch, wire::basic_publish{0, "", "q"}, p, {}, 3);
+    h.pump();
+    auto sent = h.take_op(3);
+    REQUIRE(sent);
+    CHECK_FALSE(sent->ec);
+    REQUIRE(h.sent.back().type == wire::frame_type::header);
+    CHECK(h.sent.back().payload.size() + 8 == 4096);
 }
