@@ -3,9 +3,12 @@
 // tarry's codec refuses: tables nest at most 32 deep), then five jobs queue
 // behind it. tarry's consumer dead-letters the poison one with reason
 // "unreadable: ..." and its raw properties in the dead letter's body, runs
-// the five, and never loses a connection or a channel.
+// the five, and never loses a connection or a channel; replay leaves that
+// dead letter alone.
 #include "../integration/consumer_fixture.hpp"
 #include "python_peer.hpp"
+
+#include "tarry/consumer/replay.hpp"
 
 using namespace consumer_it;
 
@@ -54,6 +57,11 @@ TEST_CASE("headers nested 40 deep from pika: dead-lettered unreadable, the jobs 
     CHECK(stats.republish_failures == 0);
     CHECK_MESSAGE(rc.connections_lost() == 0, rc.connection_transcript());
     rc.worker.stop();
+
+    // Replaying every dead letter leaves it where it is: it holds no job.
+    const auto replayed = tarry::replay_dead_letters(c.conn, {o.queue, "", "", 100});
+    CHECK(replayed.moved == 0);
+    CHECK(replayed.skipped == 1);
 
     const auto letters = dead_letters(c, o);
     REQUIRE(letters.size() == 1);
