@@ -287,6 +287,7 @@ void channel::get_(std::string queue, bool no_ack, handler<std::optional<get_res
                      out->item.routing_key = std::move(ok->routing_key);
                      out->item.msg = message(std::move(ev.content->properties),
                                              std::move(ev.content->body));
+                     out->item.unreadable = std::move(ev.content->unreadable);
                      out->message_count = ok->message_count;
                      return out;
                  }));

@@ -33,6 +33,7 @@ public:
         case errc::operation_cancelled: return "operation cancelled";
         case errc::not_connected: return "not connected";
         case errc::close_timeout: return "the peer did not answer the close in time";
+        case errc::header_too_large: return "the message's properties do not fit one frame (frame_max)";
         }
         return "unknown tarry.amqp error " + std::to_string(ev);
     }
@@ -135,6 +136,7 @@ bool requires_reconnect(std::error_code ec) noexcept {
         switch (static_cast<errc>(ec.value())) {
         case errc::invalid_url:
         case errc::invalid_argument:
+        case errc::header_too_large:
         case errc::connection_closed:
         case errc::channel_closed:
         case errc::channel_limit_reached:

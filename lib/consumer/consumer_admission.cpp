@@ -1,6 +1,7 @@
-// Admission, on the I/O thread: each delivery is dead-lettered (bad
-// schedule), run at once (fast path), held until due, or parked.
+// Admission, on the I/O thread: each delivery is dead-lettered (unreadable,
+// bad schedule), run at once (fast path), held until due, or parked.
 #include "consumer_impl.hpp"
+#include "message_copies.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -28,6 +29,12 @@ void consumer::impl::admit(std::size_t lane, std::uint32_t gen, amqp::delivery d
     j.attempt = contract::read_attempt(d.msg.properties);
     if (stopping_) {  // crossed our basic.cancel: give it back
         nack_requeue(j);
+        return;
+    }
+    if (d.unreadable) {  // its own problem: dead-lettered, and consuming goes on
+        auto letter = detail::unreadable_dead_letter(d.msg, *d.unreadable, j.attempt);
+        j.msg = detail::packed_message::keep(std::move(d.msg));
+        dead_letter(std::move(j), std::move(letter.reason), std::move(letter.copy));
         return;
     }
     auto read = contract::read_schedule(d.msg.properties, now, rules_);

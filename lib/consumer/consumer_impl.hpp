@@ -133,12 +133,21 @@ private:
     void nack_requeue(const job& j);
     void park(job j, const parking::wait_queue& to, wall_time now);
     /// Dead-letters `j` with `reason`; `copy` is the dead letter to send
-    /// (made from j with the reason when not given).
-    void dead_letter(job j, std::string reason, std::optional<amqp::message> copy = {});
+    /// (made from j with the reason when not given). `copy_name` as for
+    /// replace().
+    void dead_letter(job j, std::string reason, std::optional<amqp::message> copy = {},
+                     const char* copy_name = "dead letter");
+    /// Dead-letters `j`, whose `copy_name` does not fit a frame, with
+    /// reason unreadable (detail::unfit_dead_letter).
+    void dead_letter_unfit(job j, const char* copy_name);
     /// Publishes `copy`; on confirm acks `j` and calls done(); on failure
     /// leaves `j` unacknowledged (requeued after a pause) and reports it.
+    /// A copy refused unsent because its properties do not fit a frame
+    /// (it would fail the same way every time) is no such failure: `j` is
+    /// dead-lettered unreadable instead, unless `copy_name` is null (the
+    /// copy is that dead letter already).
     void replace(job j, std::string exchange, std::string routing_key, amqp::message copy,
-                 std::function<void(const job&)> done);
+                 std::function<void(const job&)> done, const char* copy_name);
 
     void emit(job_event e) const;
     job_event event_of(const job& j, job_event::kind k) const;

@@ -52,7 +52,7 @@ void consumer::impl::retry_or_dead_letter(job j, const job_outcome& failure, wal
         auto e = event_of(retried, job_event::kind::retry);
         e.next_due = due;
         emit(std::move(e));
-    });
+    }, "retry copy");
 }
 
 amqp::channel* consumer::impl::settling_channel(const job& j) {
@@ -82,10 +82,11 @@ void consumer::impl::park(job j, const parking::wait_queue& to, wall_time now) {
         auto e = event_of(parked, job_event::kind::parked);
         e.next_due = parked.due;
         emit(std::move(e));
-    });
+    }, "parked copy");
 }
 
-void consumer::impl::dead_letter(job j, std::string reason, std::optional<amqp::message> letter) {
+void consumer::impl::dead_letter(job j, std::string reason, std::optional<amqp::message> letter,
+                                 const char* copy_name) {
     auto copy = letter ? std::move(*letter) : detail::dead_letter_copy(j.msg.unpack(), reason, j.attempt);
     const bool to_exchange = !options_.dead_letter_exchange.empty();
     replace(std::move(j), options_.dead_letter_exchange,
@@ -95,20 +96,38 @@ void consumer::impl::dead_letter(job j, std::string reason, std::optional<amqp::
                 auto e = event_of(dead, job_event::kind::dead);
                 e.reason = reason;
                 emit(std::move(e));
-            });
+            }, copy_name);
+}
+
+void consumer::impl::dead_letter_unfit(job j, const char* copy_name) {
+    const auto info = copies_conn_.info();
+    auto letter = detail::unfit_dead_letter(j.msg.unpack(), copy_name, info ? info->frame_max : 0, j.attempt);
+    // Its properties are within any frame_max: no fallback from this one.
+    dead_letter(std::move(j), std::move(letter.reason), std::move(letter.copy), nullptr);
 }
 
 void consumer::impl::replace(job j, std::string exchange, std::string routing_key,
-                             amqp::message copy, std::function<void(const job&)> done) {
+                             amqp::message copy, std::function<void(const job&)> done,
+                             const char* copy_name) {
     ++in_flight_;
     auto original = std::make_shared<job>(std::move(j));
     publisher_.async_publish_as_is(
         std::move(exchange), routing_key, std::move(copy),
-        asio::bind_executor(io_, [this, original, routing_key, done = std::move(done)](std::error_code ec) {
+        asio::bind_executor(io_, [this, original, routing_key, done = std::move(done),
+                                  copy_name](std::error_code ec) {
             if (!ec) {
                 refused_in_a_row_ = 0;
                 ack(*original);
                 done(*original);
+                --in_flight_;
+                return;
+            }
+            if (ec == amqp::errc::header_too_large && copy_name != nullptr) {
+                // Refused before it was sent: a header frame over frame_max
+                // never goes on the wire (the broker would close the
+                // connection). Every copy of this message would be refused
+                // alike, so it is the message's problem, not a pause's.
+                dead_letter_unfit(std::move(*original), copy_name);
                 --in_flight_;
                 return;
             }

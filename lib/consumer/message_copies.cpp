@@ -1,6 +1,7 @@
 // Parked copies and dead letters (see the header).
 #include "message_copies.hpp"
 
+#include "tarry/amqp/wire/byte_writer.hpp"
 #include "tarry/contract/schedule_headers.hpp"
 
 namespace tarry::detail {
@@ -94,6 +95,80 @@ amqp::message replay_copy(const amqp::message& dead_letter) {
         std::erase_if(entries, [](const amqp::wire::field_entry& e) { return e.name.rfind("x-tarry-", 0) == 0; });
     }
     return copy;
+}
+
+}  // namespace tarry::detail
+
+namespace tarry::detail {
+
+namespace {
+// Room kept for the reason's own words when it quotes a detail: the byte
+// counts that say how to read the letter's body are never cut off.
+constexpr std::size_t max_quoted_detail = 600;
+
+amqp::message letter_with(amqp::basic_properties p, std::string_view reason, std::uint32_t attempt) {
+    amqp::message m;
+    m.properties = std::move(p);
+    m.properties.headers.emplace();
+    m.properties.headers->set(std::string(contract::reason_header), bounded(reason));
+    m.properties.headers->set(std::string(contract::attempt_header), static_cast<std::int64_t>(attempt));
+    return m;
+}
+
+// "N bytes of <what>, then the M-byte body" (no body part when it is empty).
+std::string body_layout(std::size_t block, std::string_view what, std::size_t body) {
+    std::string s = "the dead letter's body: " + std::to_string(block) + " bytes of " + std::string(what);
+    if (body > 0) s += ", then the " + std::to_string(body) + "-byte body";
+    return s;
+}
+}  // namespace
+
+unreadable_letter unreadable_dead_letter(const amqp::message& read, const amqp::unreadable_content& why,
+                                         std::uint32_t attempt) {
+    unreadable_letter out;
+    const std::string detail = bounded(why.detail, max_quoted_detail);
+    if (!why.raw_properties) {
+        // Only the body was over the limit: the properties travel as they are.
+        out.reason = "unreadable: " + detail;
+        out.copy = dead_letter_copy(read, out.reason, attempt);
+        return out;
+    }
+    const auto& raw = *why.raw_properties;
+    out.reason = "unreadable: " + detail + " (" + body_layout(raw.size(), "raw properties", read.body.size()) + ")";
+    amqp::basic_properties p;
+    p.delivery_mode = 2;  // kept until someone looks, like every dead letter's original
+    out.copy = letter_with(std::move(p), out.reason, attempt);
+    out.copy.body.reserve(raw.size() + read.body.size());
+    out.copy.body.assign(raw.begin(), raw.end());
+    out.copy.body.insert(out.copy.body.end(), read.body.begin(), read.body.end());
+    return out;
+}
+
+unreadable_letter unfit_dead_letter(const amqp::message& original, std::string_view copy_name,
+                                    std::uint32_t frame_max, std::uint32_t attempt) {
+    std::vector<std::uint8_t> block;
+    amqp::wire::byte_writer w(block);
+    amqp::wire::encode_properties(w, original.properties);
+    if (!w.ok()) block.clear();  // decoded properties always encode; never send half of them
+
+    unreadable_letter out;
+    out.reason = "unreadable: its properties do not fit one frame" +
+                 (frame_max > 0 ? " (frame_max " + std::to_string(frame_max) + ")" : std::string()) + " in its " +
+                 std::string(copy_name) + " (" +
+                 body_layout(block.size(), "its properties as encoded", original.body.size()) + ")";
+    const auto& o = original.properties;
+    amqp::basic_properties p;
+    p.message_id = o.message_id;
+    p.correlation_id = o.correlation_id;
+    p.type = o.type;
+    p.app_id = o.app_id;
+    p.timestamp = o.timestamp;
+    p.delivery_mode = o.delivery_mode;
+    p.priority = o.priority;
+    out.copy = letter_with(std::move(p), out.reason, attempt);
+    out.copy.body = std::move(block);
+    out.copy.body.insert(out.copy.body.end(), original.body.begin(), original.body.end());
+    return out;
 }
 
 }  // namespace tarry::detail

@@ -62,6 +62,36 @@ amqp::message replay_copy(const amqp::message& dead_letter);
 amqp::message dead_letter_copy(const amqp::message& original, std::string_view reason,
                                std::uint32_t attempt);
 
+/// A dead letter for a message that cannot be read or copied, and its
+/// reason (x-tarry-reason, bounded; it starts "unreadable: ").
+struct unreadable_letter {
+    std::string reason;
+    amqp::message copy;
+};
+
+/// The dead letter of a delivery that could not be read; `read` is what of
+/// it could be (delivery::msg).
+/// - Properties that did not decode: the letter's properties are tarry's
+///   own (persistent, x-tarry-reason, x-tarry-attempt), and its body is
+///   the raw properties block as it came, then the original body when it
+///   was kept; the reason says how many bytes are which.
+/// - Properties that decoded, body over the limit: dead_letter_copy() of
+///   the original, whose body is empty (it was dropped unread, never held).
+unreadable_letter unreadable_dead_letter(const amqp::message& read, const amqp::unreadable_content& why,
+                                         std::uint32_t attempt);
+
+/// The dead letter of a message whose `copy_name` ("parked copy", "retry
+/// copy", "dead letter") was refused before it was sent because its
+/// properties do not fit one frame of `frame_max` bytes (0: not known).
+/// No copy with the original's headers can be sent, so the letter carries
+/// them in its body: its body is the original's properties as encoded,
+/// then the original body; its properties are the original's small ones
+/// (message_id, correlation_id, type, app_id, timestamp, delivery_mode,
+/// priority) and tarry's x-tarry-reason and x-tarry-attempt. At most about
+/// 2.2 KB of properties, so it fits any frame_max (at least 4096).
+unreadable_letter unfit_dead_letter(const amqp::message& original, std::string_view copy_name,
+                                    std::uint32_t frame_max, std::uint32_t attempt);
+
 /// `text` cut to at most max_length bytes, ending in "..." when cut.
 std::string bounded(std::string_view text, std::size_t max_length = max_reason_length);
 

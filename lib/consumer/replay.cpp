@@ -48,7 +48,11 @@ replay_result replay_dead_letters(amqp::connection& conn, const replay_options& 
         if (get_error) fail("basic.get from '" + dead + "'", get_error, ch);
         if (!got) break;
         const auto& d = got->item;
-        const bool match = reason_of(d.msg).rfind(o.reason_prefix, 0) == 0;
+        // An unreadable message, or the dead letter of one, holds no job to
+        // run again (its properties are bytes in its body, or its body is gone).
+        const std::string reason = d.unreadable ? std::string() : reason_of(d.msg);
+        const bool match = !d.unreadable && reason.rfind("unreadable:", 0) != 0 &&
+                           reason.rfind(o.reason_prefix, 0) == 0;
         if (!match || r.moved >= o.limit) {
             ++r.skipped;
             continue;

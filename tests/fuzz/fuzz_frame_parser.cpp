@@ -60,7 +60,10 @@ void route(std::map<std::uint16_t, wire::content_assembler>& channels, wire::fra
     if (a.ready()) {
         const std::uint64_t size = a.body_size();
         const auto content = a.take();
-        check(content.body.size() == size, "assembled body size differs from the header's");
+        const bool dropped = content.unreadable && content.unreadable->body_dropped;
+        check(content.body.size() == (dropped ? 0 : size), "assembled body size differs from the header's");
+        check(!content.unreadable || content.unreadable->body_size == size,
+              "unreadable content names another body size");
         check(!a.ready() && !a.in_progress(), "assembler not idle after take()");
     }
 }

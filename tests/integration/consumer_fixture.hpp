@@ -92,9 +92,28 @@ struct running_consumer {
     tarry::consumer_hooks hooks() {
         tarry::consumer_hooks hk;
         hk.on_event = [this](const job_event& e) { log.add(e); };
+        hk.on_connection = [this](const std::string& what) {
+            std::lock_guard lock(lines_mutex);
+            connection_lines.push_back(what);
+        };
         return hk;
     }
+    /// How many on_connection lines so far say a connection was lost.
+    std::size_t connections_lost() {
+        std::lock_guard lock(lines_mutex);
+        return static_cast<std::size_t>(std::count_if(connection_lines.begin(), connection_lines.end(),
+                                                      [](const std::string& l) { return l.find("lost: ") != std::string::npos; }));
+    }
+    /// Every on_connection line so far, one per line (for failure messages).
+    std::string connection_transcript() {
+        std::lock_guard lock(lines_mutex);
+        std::string s;
+        for (const auto& l : connection_lines) s += l + "\n";
+        return s;
+    }
     event_log log;
+    std::mutex lines_mutex;
+    std::vector<std::string> connection_lines;  ///< guarded by lines_mutex
     tarry::consumer worker;
 };
 

@@ -1,5 +1,5 @@
 // The samples as processes against the real broker: `echo_worker`
-// (JSON-lines events, signals, retries) fed by `publish` and
+// (JSON-lines events, valid JSON whatever the message_id, signals, retries) fed by `publish` and
 // `replay_dead_letters`. A worker
 // killed with SIGKILL loses nothing (its held jobs run in the next worker);
 // SIGTERM gives held jobs back and lets a running job finish; bad options
@@ -8,8 +8,11 @@
 #include "json_line.hpp"
 #include "private_broker.hpp"
 #include "process.hpp"
+#include "python_peer.hpp"
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <regex>
 #include <set>
@@ -555,4 +558,45 @@ TEST_CASE("echo_worker: killed while its retry copy is in flight, the job runs a
     REQUIRE_MESSAGE(w2.wait_exit(30s) == 0, w2.transcript());
     CHECK(ready_count(url, q) == 0);
     CHECK(ready_count(url, q + ".dead") == 0);
+}
+
+// ---- output ----
+
+TEST_CASE("echo_worker: a message_id that is not UTF-8 still prints valid JSON, each bad byte as \\ufffd") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("proc-utf8");
+    queue_guard guard(url, q);
+    worker_process w(url, q);
+    REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    connected_client c(url);
+    auto ch = confirm_channel(c);
+    // Stray bytes, a cut sequence, an encoded surrogate, then good UTF-8 (é).
+    const std::string id = "bad-\xff\xfe-\xc3(-\xed\xa0\x80-ok-\xc3\xa9";
+    publish_raw(ch, q, id, {});
+    REQUIRE_MESSAGE(w.wait_count("succeeded", 1, 30s), w.transcript());
+
+    const std::string as_read = "bad-\xef\xbf\xbd\xef\xbf\xbd-\xef\xbf\xbd(-\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd-ok-\xc3\xa9";
+    const auto line_file = std::filesystem::temp_directory_path() / (q + ".jsonl");
+    for (const char* what : {"run", "succeeded"}) {
+        CAPTURE(what);
+        REQUIRE(w.of(what).size() == 1);
+        const auto e = w.of(what)[0];
+        CHECK(e.id() == as_read);
+        // Python's json reads the line as strict UTF-8 and finds the same id.
+        {
+            std::ofstream out(line_file, std::ios::binary);
+            out << e.raw;
+        }
+        const auto py = tarry_test::run_process(
+            {tarry_test::python, "-c",
+             "import json, sys; e = json.loads(open(sys.argv[1], 'rb').read().decode('utf-8')); "
+             "print(json.dumps(e['id']))",
+             line_file.string()},
+            30s);
+        CHECK_MESSAGE(py.exit_code == 0, py.err);
+        CHECK(py.out == "\"bad-\\ufffd\\ufffd-\\ufffd(-\\ufffd\\ufffd\\ufffd-ok-\\u00e9\"\n");
+    }
+    std::filesystem::remove(line_file);
+    w.signal(SIGTERM);
+    REQUIRE_MESSAGE(w.wait_exit(30s) == 0, w.transcript());
 }

@@ -226,7 +226,11 @@ public:
     /// calling thread (the message is not kept). Without confirm mode it
     /// completes once queued for the socket; in confirm mode with the
     /// broker's ack (success) or nack (errc::publish_nacked). A mandatory
-    /// message nobody takes also comes back to the return handler.
+    /// message nobody takes also comes back to the return handler. Refused
+    /// before anything is sent: errc::header_too_large when the properties
+    /// do not fit one frame of the connection's frame_max (the broker would
+    /// close the connection), errc::invalid_argument for other values the
+    /// wire cannot carry (a shortstr over 255 bytes, ...).
     template <class Token>
     auto async_publish(std::string_view exchange, std::string_view routing_key, const message& msg,
                        publish_options o, Token&& token) const {

@@ -101,7 +101,9 @@ struct recover_options {
 /// thread, in order, never concurrently; they must not block (hand long work
 /// to other threads and ack from there).
 struct consumer_handlers {
-    /// Each delivery. Required.
+    /// Each delivery. Required. A delivery whose content could not be read
+    /// arrives too, with delivery::unreadable set, so it can be settled
+    /// (e.g. dead-lettered): a poison message never costs the connection.
     std::function<void(delivery)> on_delivery;
     /// The consumer ended without our async_cancel: the broker cancelled it
     /// (errc::consumer_cancelled, e.g. its queue was deleted), or its

@@ -102,8 +102,9 @@ struct connection_config {
     std::string connection_name;
 
     /// Largest message body accepted from the broker, in bytes. Default
-    /// 512 MiB; a larger one is a protocol error that closes the
-    /// connection. 0 = the default.
+    /// 512 MiB. A larger one is read and dropped frame by frame, never
+    /// buffered, and its delivery arrives unreadable (delivery::unreadable,
+    /// body empty); the connection goes on. 0 = the default.
     std::uint64_t max_body_size = wire::default_max_body_size;
 
     /// The port actually used: `port`, or the scheme's default.

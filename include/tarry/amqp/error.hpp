@@ -41,6 +41,7 @@ enum class errc {
     operation_cancelled,      ///< the caller cancelled the operation (its result is unknown)
     not_connected,            ///< no open connection (before connect, between reconnects)
     close_timeout,            ///< the peer did not answer our close within the timeout
+    header_too_large,         ///< a publish whose properties do not fit one frame (frame_max): not sent
 };
 
 /// The category of errc; its name() is "tarry.amqp".
@@ -112,7 +113,8 @@ struct diagnostics {
 /// (socket lost, heartbeat missed, a hard broker reply code such as 320 or
 /// 501-541, a handshake failure). False for success, channel-level codes
 /// (soft reply codes 311-313 and 403-406, channel_closed, publish_nacked,
-/// consumer_cancelled, operation_cancelled, invalid_argument) and for
+/// consumer_cancelled, operation_cancelled, invalid_argument,
+/// header_too_large) and for
 /// connection_closed (the client's own choice).
 bool requires_reconnect(std::error_code ec) noexcept;
 

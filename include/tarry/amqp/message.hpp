@@ -8,8 +8,10 @@
 #include "tarry/amqp/error.hpp"
 #include "tarry/amqp/wire/field_table.hpp"
 #include "tarry/amqp/wire/properties.hpp"
+#include "tarry/amqp/wire/unreadable_content.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,7 @@ using wire::field_array;
 using wire::field_table;
 using wire::field_value;
 using wire::timestamp_value;
+using wire::unreadable_content;
 using wire::void_value;
 
 /// Properties (all 14 basic properties, headers among them) and a body.
@@ -53,6 +56,11 @@ struct delivery {
     std::string exchange;         ///< where it was published ("" = default exchange)
     std::string routing_key;
     message msg;
+    /// Set when the content could not be read (properties that do not
+    /// decode, a body above connection_config::max_body_size): `msg` then
+    /// holds what could be read, and the delivery still needs settling
+    /// (ack, nack or reject) like any other. Empty for a readable one.
+    std::optional<unreadable_content> unreadable;
 };
 
 /// The result of basic.get when the queue had a message.

@@ -14,6 +14,10 @@
 // - Bad input (an unreadable or out-of-range schedule, a delay above
 //   max_delay, an expiration before the due time) is never run: it is
 //   dead-lettered with an x-tarry-reason header, and consuming goes on.
+//   So is a message that cannot be read or copied at all (properties that
+//   do not decode, a body over max_body_size, a copy whose properties would
+//   not fit the frame_max): reason "unreadable: ...", and the connection is
+//   not affected (docs/consumer.md, "Unreadable messages").
 // - Jobs due later than the hold horizon are parked in broker wait queues
 //   and re-held when they come back, so no delivery stays unacknowledged
 //   long enough for the broker's consumer_timeout.

@@ -16,7 +16,9 @@ struct replay_options {
     /// Where they are. Empty: `<queue>.dead`.
     std::string dead_letter_queue;
     /// Only dead letters whose x-tarry-reason starts with this (e.g.
-    /// "attempts-exhausted"). Empty: all.
+    /// "attempts-exhausted"). Empty: all. Dead letters of unreadable
+    /// messages (reason "unreadable: ...") are never replayed: they hold no
+    /// job that could run (see docs/consumer.md); they are skipped.
     std::string reason_prefix;
     /// At most this many are moved.
     std::size_t limit = std::numeric_limits<std::size_t>::max();

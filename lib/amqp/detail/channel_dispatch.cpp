@@ -175,6 +175,15 @@ void connection_machine::on_content_complete(channel_state& ch) {
         }
         events_.push_back(ev_delivery{ch.ref, consumer, std::move(*d), std::move(content)});
     } else if (auto* r = std::get_if<wire::basic_return>(&pending)) {
+        if (content.unreadable) {
+            // A return is matched to its publish by its properties and body;
+            // one that cannot be read would leave its publish counted as
+            // routed. Failing the connection fails that publish instead.
+            protocol_failure(unexpected_frame, "a returned message" + on_channel(ch.ref.number) +
+                                                   " that cannot be read: " +
+                                                   content.unreadable->detail);
+            return;
+        }
         events_.push_back(ev_return{ch.ref, std::move(*r), std::move(content)});
     } else if (auto* g = std::get_if<wire::basic_get_ok>(&pending)) {
         ev_op_done done;

@@ -454,6 +454,7 @@ void connection_impl::handle(const std::shared_ptr<session>& s, event& e) {
                 d.exchange = std::move(ev.method.exchange);
                 d.routing_key = std::move(ev.method.routing_key);
                 d.msg = message(std::move(ev.content.properties), std::move(ev.content.body));
+                d.unreadable = std::move(ev.content.unreadable);
                 it->second.handlers.on_delivery(std::move(d));
             } else if constexpr (std::is_same_v<E, ev_consumer_ended>) {
                 auto it = consumers_.find(ev.consumer);

@@ -131,8 +131,9 @@ public:
                std::string text = "closed by the client");
 
     /// Frames of a publish, ready for publish_encoded. Errors (nothing
-    /// appended): invalid_argument for a shortstr over 255 bytes and the
-    /// like, with `detail`.
+    /// appended), with `detail`: header_too_large when the properties do
+    /// not fit one frame of frame_max; invalid_argument for a shortstr over
+    /// 255 bytes and the like.
     static std::error_code encode_publish(std::vector<std::uint8_t>& out, std::uint16_t channel,
                                           const wire::basic_publish& m,
                                           const wire::basic_properties& properties,

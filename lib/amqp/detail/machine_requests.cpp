@@ -101,7 +101,9 @@ std::error_code connection_machine::encode_publish(std::vector<std::uint8_t>& ou
     }
     if (auto ec = wire::encode_content(out, channel, properties, body, frame_max, detail)) {
         out.resize(start);
-        return errc::invalid_argument;
+        // A header frame over frame_max would make the broker close the
+        // connection; it is never sent, and said apart from other refusals.
+        return ec == wire::errc::frame_too_large ? errc::header_too_large : errc::invalid_argument;
     }
     return {};
 }

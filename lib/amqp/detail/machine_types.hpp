@@ -102,7 +102,8 @@ struct ev_channel_closed {
     std::optional<broker_reply> reply;
 };
 
-/// A consumer's message.
+/// A consumer's message; content.unreadable is set when it could not be
+/// read (the consumer settles it like any other).
 struct ev_delivery {
     channel_ref channel;
     op_id consumer = 0;

@@ -20,6 +20,8 @@ content_assembler::content_assembler(std::uint16_t channel, std::uint64_t max_bo
 void content_assembler::reset() noexcept {
     state_ = state::idle;
     body_size_ = 0;
+    received_ = 0;
+    keep_body_ = true;
     content_ = {};
     error_.clear();
     detail_.clear();
@@ -77,39 +79,66 @@ std::error_code content_assembler::on_frame(const frame_view& f) {
     return error_;
 }
 
+void content_assembler::mark_unreadable(errc code, const std::string& detail) {
+    if (!content_.unreadable) {
+        content_.unreadable.emplace();
+        content_.unreadable->error = code;
+        content_.unreadable->detail = detail;
+    } else {
+        content_.unreadable->detail += "; " + detail;
+    }
+    content_.unreadable->body_size = body_size_;
+}
+
 std::error_code content_assembler::on_header(const frame_view& f) {
     byte_reader r(f.payload);
-    content_header h = decode_content_header(r, limits_);
+    const content_header h = decode_content_header_fields(r);
     if (!r.ok()) {
         const auto code = static_cast<errc>(r.error().value());
         return fail(code, "channel " + std::to_string(channel_) + ": content header: " +
                               r.detail());
     }
-    if (h.body_size > max_body_size_)
-        return fail(errc::body_too_large, "channel " + std::to_string(channel_) +
-                                              ": content body of " +
-                                              std::to_string(h.body_size) +
-                                              " bytes above the limit of " +
-                                              std::to_string(max_body_size_));
     body_size_ = h.body_size;
-    content_.properties = std::move(h.properties);
-    content_.body.clear();
-    content_.body.reserve(static_cast<std::size_t>(std::min(body_size_, max_initial_reserve)));
+    received_ = 0;
+    content_ = {};
+
+    // From here on the framing is known to be sound (the body frames that
+    // follow carry body_size bytes); what is wrong now is the message's.
+    const auto block = f.payload.subspan(r.position());
+    byte_reader pr(block);
+    basic_properties properties = decode_property_block(pr, limits_);
+    if (pr.ok()) {
+        content_.properties = std::move(properties);
+    } else {
+        mark_unreadable(static_cast<errc>(pr.error().value()),
+                        "properties do not decode: " + pr.detail());
+        content_.unreadable->raw_properties.emplace(block.begin(), block.end());
+    }
+    keep_body_ = body_size_ <= max_body_size_;
+    if (keep_body_) {
+        content_.body.reserve(static_cast<std::size_t>(std::min(body_size_, max_initial_reserve)));
+    } else {
+        mark_unreadable(errc::body_too_large, "body of " + std::to_string(body_size_) +
+                                                  " bytes above max_body_size " +
+                                                  std::to_string(max_body_size_) + ", not kept");
+        content_.unreadable->body_dropped = true;
+    }
     state_ = body_size_ == 0 ? state::ready : state::want_body;
     return {};
 }
 
 std::error_code content_assembler::on_body(const frame_view& f) {
-    const std::uint64_t left = body_size_ - received();
+    const std::uint64_t left = body_size_ - received_;
     if (f.payload.size() > left)
         return fail(errc::body_too_large, "channel " + std::to_string(channel_) +
                                               ": body frame of " +
                                               std::to_string(f.payload.size()) + " bytes after " +
-                                              std::to_string(received()) + " of " +
+                                              std::to_string(received_) + " of " +
                                               std::to_string(body_size_) + " (" +
                                               std::to_string(left) + " left)");
-    content_.body.insert(content_.body.end(), f.payload.begin(), f.payload.end());
-    if (received() == body_size_) state_ = state::ready;
+    if (keep_body_) content_.body.insert(content_.body.end(), f.payload.begin(), f.payload.end());
+    received_ += f.payload.size();
+    if (received_ == body_size_) state_ = state::ready;
     return {};
 }
 
@@ -118,6 +147,8 @@ message_content content_assembler::take() {
     message_content out = std::move(content_);
     content_ = {};
     body_size_ = 0;
+    received_ = 0;
+    keep_body_ = true;
     state_ = state::idle;
     return out;
 }

@@ -113,6 +113,12 @@ void encode_content_header(byte_writer& w, const content_header& h) {
 }
 
 content_header decode_content_header(byte_reader& r, const table_limits& limits) {
+    content_header h = decode_content_header_fields(r);
+    if (r.ok()) h.properties = decode_property_block(r, limits);
+    return h;
+}
+
+content_header decode_content_header_fields(byte_reader& r) {
     content_header h;
     h.class_id = r.u16();
     h.weight = r.u16();
@@ -128,11 +134,15 @@ content_header decode_content_header(byte_reader& r, const table_limits& limits)
                "content header weight " + std::to_string(h.weight) + " (must be 0)");
         return h;
     }
-    h.properties = decode_properties(r, limits);
+    return h;
+}
+
+basic_properties decode_property_block(byte_reader& r, const table_limits& limits) {
+    basic_properties p = decode_properties(r, limits);
     if (r.ok() && !r.at_end())
         r.fail(errc::trailing_bytes, std::to_string(r.remaining()) +
                                          " bytes after the last property of a content header");
-    return h;
+    return p;
 }
 
 }  // namespace tarry::amqp::wire

@@ -17,7 +17,7 @@ TEST_CASE("our codes and broker codes live in separate categories") {
     CHECK(broker_error(404) == reply_code::not_found);
     CHECK(broker_error(599).message() == "broker reply code (599)");
     CHECK(ours.message().find("heartbeat") != std::string::npos);
-    for (int e = 1; e <= static_cast<int>(errc::close_timeout); ++e) {
+    for (int e = 1; e <= static_cast<int>(errc::header_too_large); ++e) {
         CHECK(make_error_code(static_cast<errc>(e)).message().find("unknown") == std::string::npos);
     }
 }
@@ -46,6 +46,7 @@ TEST_CASE("requires_reconnect separates connection errors from channel errors") 
     CHECK_FALSE(requires_reconnect(errc::publish_nacked));
     CHECK_FALSE(requires_reconnect(errc::connection_closed));
     CHECK_FALSE(requires_reconnect(errc::operation_cancelled));
+    CHECK_FALSE(requires_reconnect(errc::header_too_large));
     CHECK(is_hard_reply_code(504));
     CHECK_FALSE(is_hard_reply_code(312));
 }

@@ -186,6 +186,29 @@ TEST_CASE("bytes after the last property fail with trailing_bytes") {
     CHECK_MESSAGE(contains(d.detail, "1 bytes"), d.detail);
 }
 
+TEST_CASE("the fields before the properties and the property block read apart") {
+    const bytes b = hex("00 3c 00 00 00 00 00 00 00 00 00 05 08 00 07");
+    byte_reader r(b);
+    const content_header h = decode_content_header_fields(r);
+    REQUIRE(r.ok());
+    CHECK(h.body_size == 5);
+    CHECK(r.position() == 12);
+    CHECK(h.properties == basic_properties{});
+    const auto p = decode_property_block(r);
+    REQUIRE(r.ok());
+    CHECK(p.priority == std::uint8_t{7});
+
+    // The fields alone decide class and weight; the block alone fails on
+    // what follows the last property.
+    byte_reader bad_class(hex("00 3d 00 00 00 00 00 00 00 00 00 00"));
+    decode_content_header_fields(bad_class);
+    CHECK(bad_class.error() == errc::bad_content_header);
+    const bytes trailing = hex("08 00 07 00");
+    byte_reader block(trailing);
+    decode_property_block(block);
+    CHECK(block.error() == errc::trailing_bytes);
+}
+
 TEST_CASE("truncation at every byte offset fails with truncated") {
     content_header h;
     h.body_size = 7;

@@ -85,9 +85,18 @@ struct content_header {
 /// Appends a content-header payload (no frame envelope).
 void encode_content_header(byte_writer& w, const content_header& h);
 /// Reads a whole content-header payload: `r` must span exactly the frame's
-/// payload. Fails the reader with bad_content_header for a class other than
-/// basic (60) or a non-zero weight, trailing_bytes when bytes are left over,
-/// and the errors of decode_properties.
+/// payload. decode_content_header_fields, then decode_property_block.
 content_header decode_content_header(byte_reader& r, const table_limits& limits = {});
+/// Reads the fields before the properties (class-id, weight, body size)
+/// into a content_header with no properties. Fails the reader with
+/// truncated, or bad_content_header for a class other than basic (60) or a
+/// non-zero weight. These fields say how the content is framed: a failure
+/// here means the frames cannot be trusted.
+content_header decode_content_header_fields(byte_reader& r);
+/// Reads the properties that end a content-header payload: `r` must span
+/// exactly them. decode_properties, then trailing_bytes when bytes are left
+/// over. A failure here is about the message alone: the header's fields
+/// (and so the body frames that follow) are sound.
+basic_properties decode_property_block(byte_reader& r, const table_limits& limits = {});
 
 }  // namespace tarry::amqp::wire
