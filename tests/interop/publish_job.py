@@ -20,7 +20,8 @@ on any failure, 2 on bad arguments.
 import argparse
 import datetime
 import sys
-import urllib.parse
+
+from amqp_url import url_parts
 
 
 def header_value(kind, text):
@@ -31,13 +32,6 @@ def header_value(kind, text):
     if kind == "timestamp":
         return datetime.datetime.fromtimestamp(int(text), tz=datetime.timezone.utc)
     return text
-
-
-def url_parts(url):
-    u = urllib.parse.urlparse(url)
-    vhost = urllib.parse.unquote(u.path[1:]) if len(u.path) > 1 else "/"
-    return (u.hostname or "localhost", u.port or 5672, vhost,
-            urllib.parse.unquote(u.username or "guest"), urllib.parse.unquote(u.password or "guest"))
 
 
 def publish_pika(args, headers):

@@ -14,7 +14,8 @@ bad arguments.
 """
 import argparse
 import sys
-import urllib.parse
+
+from amqp_url import url_parts
 
 
 def nested(depth):
@@ -22,13 +23,6 @@ def nested(depth):
     for _ in range(depth - 1):
         table = {"a": table}
     return table
-
-
-def url_parts(url):
-    u = urllib.parse.urlparse(url)
-    vhost = urllib.parse.unquote(u.path[1:]) if len(u.path) > 1 else "/"
-    return (u.hostname or "localhost", u.port or 5672, vhost,
-            urllib.parse.unquote(u.username or "guest"), urllib.parse.unquote(u.password or "guest"))
 
 
 def main():
