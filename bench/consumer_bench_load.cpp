@@ -173,7 +173,7 @@ void scenario_throughput(const context& cx) {
 
 namespace {
 
-/// The members of the consumer's held job (lib/consumer/consumer_impl.hpp:
+/// The members of the consumer's held job (lib/consumer/core/held_job.hpp:
 /// held_job with its packed_message), for the delay_queue-alone figure.
 struct held_like {
     std::uint64_t delivery_tag = 0;
@@ -181,6 +181,7 @@ struct held_like {
     std::unique_ptr<std::uint8_t[]> packed;  // 12-byte size header + encoded properties + body
     std::uint32_t generation = 0;
     std::uint32_t attempt = 1;
+    std::uint32_t delivered_ms = 0;
     std::uint16_t lane = 0;
     bool redelivered = false;
 };

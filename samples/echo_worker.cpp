@@ -13,8 +13,8 @@
 //
 // Events: {"event":"ready","queue":Q} once consuming, then per job
 //   {"event":"run","id":ID,"due":EPOCH_S,"at":EPOCH_S,"attempt":N}
-// and likewise "succeeded", "parked", "dead" (with "reason"), "retry" (with
-// "next_due"), "requeued", "dropped", "failed" (with "reason"). Every line
+// and likewise "succeeded", "parked" and "retry" (with "next_due"), "dead",
+// "requeued", "dropped", "failed" and "abandoned" (with "reason"). Every line
 // is valid JSON (UTF-8): each byte of an id or reason that is not
 // well-formed UTF-8 (a message_id may hold any bytes) is written \ufffd.
 // A message with integer header x-echo-fail = k fails on attempts ≤ k; one

@@ -38,6 +38,7 @@ const char* to_string(job_event::kind k) noexcept {
         case job_event::kind::requeued: return "requeued";
         case job_event::kind::dropped: return "dropped";
         case job_event::kind::failed: return "failed";
+        case job_event::kind::abandoned: return "abandoned";
     }
     return "unknown";
 }

@@ -10,9 +10,21 @@ std::string subscription_options::dead_letter_queue_name() const {
     return dead_letter_queue.empty() ? queue + ".dead" : dead_letter_queue;
 }
 
+namespace {
+// The most a lane may hold before handing over with its derived prefetch
+// (2 x share + workers + 64) within basic.qos's 16 bits.
+std::size_t largest_share(std::size_t workers) noexcept {
+    const std::size_t room = 65535 - std::min<std::size_t>(workers + 64, 65535 - 2);
+    return std::max<std::size_t>(room / 2, 1);
+}
+}  // namespace
+
 std::size_t subscription_options::effective_channels() const noexcept {
-    if (channels != 0) return channels;
-    return std::clamp<std::size_t>((max_held + 49) / 50, 1, 200);
+    const std::size_t asked = channels != 0 ? channels : std::clamp<std::size_t>((max_held + 49) / 50, 1, 200);
+    if (prefetch != 0) return asked;
+    // Enough lanes that each one's share fits a prefetch window.
+    const std::size_t share = largest_share(workers);
+    return std::max(asked, (max_held + share - 1) / share);
 }
 
 std::size_t subscription_options::lane_hold() const noexcept {
@@ -26,7 +38,13 @@ std::uint16_t subscription_options::effective_prefetch() const noexcept {
     // 1 000 so that parking's round trips (publish, confirm, ack) do not
     // throttle the intake (bench/RESULTS.md, scenario H).
     const std::size_t wanted = std::max<std::size_t>(2 * lane_hold() + workers + 64, 1000);
-    return wanted > 65535 ? 0 : static_cast<std::uint16_t>(wanted);
+    return static_cast<std::uint16_t>(std::min<std::size_t>(wanted, 65535));
+}
+
+std::chrono::milliseconds subscription_options::backlog_margin() const noexcept {
+    const auto tenth = broker_consumer_timeout / 10;
+    const auto wanted = std::max<std::chrono::milliseconds>(tenth, std::chrono::seconds(2));
+    return std::min(wanted, broker_consumer_timeout / 2);
 }
 
 std::chrono::milliseconds subscription_options::effective_min_park_ttl() const noexcept {
@@ -51,10 +69,11 @@ std::optional<std::string> validate(const subscription_options& o) {
                ms(*o.max_delay) + ")";
     if (o.broker_consumer_timeout.count() <= 0)
         return "broker_consumer_timeout: must be positive (the broker's consumer_timeout)";
-    if (o.hold_horizon >= o.broker_consumer_timeout)
-        return "hold_horizon (" + ms(o.hold_horizon) +
-               ") must be below the broker's consumer_timeout (" + ms(o.broker_consumer_timeout) +
-               "): a job held that long would make the broker close the channel";
+    if (o.hold_horizon + o.backlog_margin() > o.broker_consumer_timeout)
+        return "hold_horizon (" + ms(o.hold_horizon) + ") must leave " + ms(o.backlog_margin()) +
+               " before the broker's consumer_timeout (" + ms(o.broker_consumer_timeout) +
+               "): a job held longer would be given back as it falls due, or make the broker "
+               "close the channel";
     if (o.min_park_ttl.count() < 0) return "min_park_ttl: must not be negative (0 = automatic)";
     if (o.park_margin.count() < 0) return "park_margin: must not be negative";
     const auto shortest = o.effective_min_park_ttl();
@@ -65,8 +84,14 @@ std::optional<std::string> validate(const subscription_options& o) {
     if (o.max_held == 0) return "max_held: at least one job must be holdable";
     if (o.channels > 1000)
         return "channels: " + std::to_string(o.channels) + " consuming channels is too many (at most 1000)";
+    if (o.channels <= 1000 && o.effective_channels() > 1000)
+        return "max_held: " + std::to_string(o.max_held) + " jobs would need " +
+               std::to_string(o.effective_channels()) +
+               " consuming channels to keep each prefetch within 65 535 (at most 1000)";
     if (o.max_held_bytes == 0) return "max_held_bytes: must be positive";
     if (o.shutdown_grace.count() < 0) return "shutdown_grace: must not be negative";
+    if (o.copy_confirm_timeout.count() <= 0)
+        return "copy_confirm_timeout: must be positive (a copy's confirm is waited for at most this long)";
     if (o.republish_backoff.kind != retry::shape::custom && o.republish_backoff.base.count() <= 0)
         return "republish_backoff: the pause must be positive, or a refused copy is retried at once, "
                "over and over";

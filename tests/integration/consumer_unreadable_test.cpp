@@ -74,7 +74,7 @@ TEST_CASE("a job whose retry copy would not fit a frame is dead-lettered unreada
     CHECK(rc.log.count(kind::failed) == 0);  // nothing of ours failed: nothing given back, no pause
     CHECK(rc.log.count(kind::run) == 2);
     const auto stats = rc.worker.stats();
-    CHECK(stats.republish_failures == 0);
+    CHECK(stats.copy_failures == 0);
     CHECK(stats.channel_losses == 0);
     CHECK(stats.dead_lettered == 1);
     CHECK_MESSAGE(rc.connections_lost() == 0, rc.connection_transcript());

@@ -54,7 +54,7 @@ TEST_CASE("headers nested 40 deep from pika: dead-lettered unreadable, the jobs 
     CHECK(stats.received == 6);
     CHECK(stats.dead_lettered == 1);
     CHECK(stats.channel_losses == 0);
-    CHECK(stats.republish_failures == 0);
+    CHECK(stats.copy_failures == 0);
     CHECK_MESSAGE(rc.connections_lost() == 0, rc.connection_transcript());
     rc.worker.stop();
 

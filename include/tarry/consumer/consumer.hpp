@@ -18,11 +18,21 @@
 //   do not decode, a body over max_body_size, a copy whose properties would
 //   not fit the frame_max): reason "unreadable: ...", and the connection is
 //   not affected (docs/consumer.md, "Unreadable messages").
-// - Jobs due later than the hold horizon are parked in broker wait queues
-//   and re-held when they come back, so no delivery stays unacknowledged
-//   long enough for the broker's consumer_timeout.
-// - A lost channel or connection drops every job held from it at once (the
-//   broker redelivers them), then the consumer reconnects and resubscribes.
+// - Never early by either clock: a job the wall clock says is not due yet
+//   when a worker takes it (the clock stepped back) is held again, or
+//   parked when the step pushed it beyond the hold horizon.
+// - No delivery left unacknowledged past the broker's consumer_timeout:
+//   jobs due later than the hold horizon are parked in broker wait queues
+//   and re-held when they come back, and a due job that has not started
+//   backlog_margin() before the timeout is given back (requeued, reason
+//   backlog). A handler that itself runs longer cannot be saved (see
+//   docs/consumer.md).
+// - No job run twice through our own bookkeeping: a lost channel or
+//   connection drops every job held from it at once (the broker redelivers
+//   them), and an outcome that arrives after its delivery's channel was
+//   lost publishes nothing and acks nothing (event dropped). A refused or
+//   unconfirmed copy is published again; the handler is not run again for
+//   it. Then the consumer reconnects and resubscribes.
 //
 // Threads: one I/O thread (owned by the consumer) does all AMQP work;
 // `workers` threads run handlers. The handler and the event hook are called
@@ -76,10 +86,17 @@ public:
 
     /// Graceful shutdown, blocking: cancels the subscription, lets running
     /// jobs finish within shutdown_grace, gives every held job back to the
-    /// broker (nack with requeue), waits for copies in flight, and closes
-    /// both connections. Idempotent.
+    /// broker (nack with requeue), waits for copies in flight within the
+    /// same grace, and closes both connections within the connection's
+    /// close_timeout. Returns within shutdown_grace + close_timeout: a
+    /// handler still running then is abandoned (event abandoned; not
+    /// acknowledged, so the broker redelivers it), and its thread is joined
+    /// neither here nor by the destructor; when it returns, its outcome is
+    /// discarded. A handler running past stop() may use its job view and
+    /// what it captured, not the consumer. Idempotent.
     void stop();
 
+    /// Counters and gauges; any thread, at any time (during stop() too).
     consumer_stats stats() const;
     const subscription_options& options() const noexcept;
 

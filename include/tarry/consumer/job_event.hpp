@@ -18,36 +18,44 @@ struct job_event {
         parked,     ///< republished to a wait queue (confirmed) and acked; next_due = due
         dead,       ///< dead-lettered (confirmed) and acked; reason says why
         retry,      ///< failed; a retry copy is confirmed, due at next_due
-        requeued,   ///< given back to the queue (handler asked, or shutdown)
-        dropped,    ///< its channel was lost before it ran; the broker redelivers it
-        failed,     ///< a step failed (e.g. a republish was refused); reason says
-                    ///< which; the original was not acknowledged, so nothing is lost
+        requeued,   ///< given back to the queue; reason: handler, shutdown, backlog, copy-failed
+        dropped,    ///< its delivery is no longer current (its channel was lost):
+                    ///< the broker redelivers it; nothing was published for it
+        failed,     ///< a step of ours failed (a copy refused or not confirmed in
+                    ///< time); reason says which; the original is not acknowledged,
+                    ///< so nothing is lost
+        abandoned,  ///< stop() left its handler running after shutdown_grace; not
+                    ///< acknowledged: the broker redelivers it
     };
     kind what;
     std::string id;              ///< message_id ("" when unset)
     wall_time due;               ///< due time as read (zero when unreadable)
     wall_time at;                ///< when this happened
     std::uint32_t attempt = 1;
-    std::string reason;          ///< dead / failed: why
+    std::string reason;          ///< dead, failed, requeued, dropped, abandoned: why
     std::optional<wall_time> next_due;  ///< retry / parked: when it comes back due
 };
 
 /// "run", "parked", ... as used in logs and the echo_worker sample.
 const char* to_string(job_event::kind k) noexcept;
 
-/// Counters since start. A snapshot; thread-safe to take.
+/// Counters since start (names as in docs/design.md, "One vocabulary"). A
+/// snapshot; thread-safe to take at any time, stop() included.
 struct consumer_stats {
     std::uint64_t received = 0;       ///< deliveries taken
     std::uint64_t fast_path = 0;      ///< of those, due at arrival (never entered the delay queue)
     std::uint64_t started = 0;        ///< handler calls
-    std::uint64_t succeeded = 0;
-    std::uint64_t failed = 0;         ///< handler failures (exception or failure())
+    std::uint64_t succeeded = 0;      ///< handler succeeded and the ack was sent
+    std::uint64_t handler_failures = 0;  ///< handler failures (exception or failure())
     std::uint64_t retried = 0;
     std::uint64_t dead_lettered = 0;
     std::uint64_t parked = 0;
     std::uint64_t requeued = 0;
-    std::uint64_t dropped = 0;        ///< held jobs dropped at a channel loss
-    std::uint64_t republish_failures = 0;
+    std::uint64_t dropped = 0;        ///< deliveries no longer current when settled (channel lost)
+    std::uint64_t copy_failures = 0;  ///< copies refused or not confirmed in time (`failed` events)
+    std::uint64_t late_confirms = 0;  ///< copies confirmed after their original was settled
+                                      ///< otherwise: possible duplicates, never losses
+    std::uint64_t abandoned = 0;      ///< handlers left running by stop()
     std::uint64_t channel_losses = 0; ///< consuming channels lost (broker close, connection loss)
     std::uint64_t lane_changes = 0;   ///< hand-overs: a lane held its share, another took deliveries
     std::size_t held = 0;             ///< held now (delay queue + ready lane)

@@ -28,10 +28,16 @@ struct subscription_options {
     /// dead-lettered `delay-exceeds-max`. Nothing = no limit.
     std::optional<std::chrono::milliseconds> max_delay;
     /// Jobs due within this are held unacknowledged in memory; later ones
-    /// are parked in the broker. Must be below broker_consumer_timeout.
+    /// are parked in the broker. Must leave backlog_margin() before
+    /// broker_consumer_timeout, so held jobs are never given back as they
+    /// fall due.
     std::chrono::milliseconds hold_horizon = std::chrono::minutes(15);
     /// The broker's consumer_timeout (RabbitMQ 3.10: 30 min): a delivery
-    /// unacknowledged for longer makes it close the channel.
+    /// unacknowledged for longer makes it close the channel. A due job that
+    /// has not started backlog_margin() before it (counted from its
+    /// delivery) is given back (nack, requeue: event `requeued`, reason
+    /// `backlog`). A handler that itself runs longer cannot be saved: the
+    /// broker closes the channel and redelivers the job (docs/consumer.md).
     std::chrono::milliseconds broker_consumer_timeout = std::chrono::minutes(30);
     /// Bounds of what is held. When full, the job due last is parked.
     std::size_t max_held = 10000;
@@ -49,7 +55,9 @@ struct subscription_options {
     /// lane holds before handing over, plus workers + 64, so there is room
     /// for a job due sooner than everything held while the next lane takes
     /// over; at least 1 000, so that parking's publish-confirm-ack round
-    /// trips do not throttle the intake (above 65535: no broker limit).
+    /// trips do not throttle the intake; at most 65 535. Never unlimited:
+    /// when a lane's share needs more, more lanes are opened (see
+    /// effective_channels()).
     std::uint16_t prefetch = 0;
     /// Parking: wait queues `<queue>.wait.<ttl ms>` with TTLs doubling from
     /// this up to the hold horizon; a parked job returns from the largest TTL
@@ -84,18 +92,31 @@ struct subscription_options {
         retry::backoff_policy::exponential(std::chrono::seconds(1), 2.0, std::chrono::seconds(30));
     /// Seed of the retry jitter's random source (0: from std::random_device).
     std::uint64_t retry_seed = 0;
-    /// On stop(): how long running jobs may take to finish.
+    /// A copy (retry, parked job, dead letter) whose confirm does not come
+    /// within this counts as refused (event `failed`; its original stays
+    /// unacknowledged). Should it be confirmed later after all, it is
+    /// counted in consumer_stats::late_confirms: a possible duplicate,
+    /// never a loss.
+    std::chrono::milliseconds copy_confirm_timeout = std::chrono::seconds(30);
+    /// On stop(): how long running jobs may take to finish and copies in
+    /// flight to be confirmed. stop() returns within shutdown_grace plus the
+    /// connection's close_timeout; a handler still running then is abandoned
+    /// (event `abandoned`; not acknowledged, so the broker redelivers it).
     std::chrono::milliseconds shutdown_grace = std::chrono::seconds(10);
 
     /// dead_letter_queue, or `<queue>.dead` when that is empty.
     std::string dead_letter_queue_name() const;
-    /// channels, or the derived value when it is 0.
+    /// channels, or the derived value when it is 0; raised when needed so
+    /// that a lane's derived prefetch stays within 65 535.
     std::size_t effective_channels() const noexcept;
     /// How many held jobs make the consuming lane hand over:
     /// ceil(max_held / effective_channels()).
     std::size_t lane_hold() const noexcept;
-    /// prefetch, or the derived value when it is 0; 0 = no limit.
+    /// prefetch, or the derived value when it is 0; never 0 (no limit).
     std::uint16_t effective_prefetch() const noexcept;
+    /// How long before broker_consumer_timeout a due job that has not
+    /// started is given back: max(10 % of it, 2 s), at most half of it.
+    std::chrono::milliseconds backlog_margin() const noexcept;
     /// min_park_ttl, or the derived value when it is 0.
     std::chrono::milliseconds effective_min_park_ttl() const noexcept;
 };

@@ -47,8 +47,11 @@ TEST_CASE("subscription options: the defaults are valid and derived values follo
     CHECK(o.lane_hold() * o.effective_channels() >= o.max_held);
     o.channels = 1;
     o.max_held = 40000;
-    CHECK(o.lane_hold() == 40000);
-    CHECK(o.effective_prefetch() == 0);  // beyond 16 bits: no broker limit
+    // One lane would need a window of 80 068, beyond basic.qos's 16 bits:
+    // never unlimited, a second lane is opened instead.
+    CHECK(o.effective_channels() == 2);
+    CHECK(o.lane_hold() == 20000);
+    CHECK(o.effective_prefetch() == 40068);
     o.channels = 0;
     o.max_held = 70000;
     CHECK(o.effective_channels() == 200);
@@ -103,15 +106,21 @@ TEST_CASE("the shortest wait queue follows a short hold horizon unless set") {
     CHECK(o.effective_min_park_ttl() == 300ms);
 }
 
-TEST_CASE("hold horizon just below the broker's consumer_timeout is accepted, at it refused") {
+TEST_CASE("a hold horizon leaving the backlog margin before consumer_timeout is accepted, beyond it refused") {
     auto o = valid();
-    o.broker_consumer_timeout = 5s;
-    o.hold_horizon = 4999ms;
+    o.broker_consumer_timeout = 5s;  // margin: max(10 %, 2 s) = 2 s
+    o.hold_horizon = 3s;
     CHECK_FALSE(tarry::validate(o));
-    o.hold_horizon = 5s;
+    o.hold_horizon = 3001ms;
     const auto why = tarry::validate(o);
     REQUIRE(why);
-    CHECK(contains(*why, "hold_horizon (5000 ms) must be below the broker's consumer_timeout (5000 ms)"));
+    CHECK(contains(*why, "hold_horizon (3001 ms) must leave 2000 ms before the broker's consumer_timeout (5000 ms)"));
+    o.broker_consumer_timeout = 30min;  // the default: a 3 min margin
+    CHECK(o.backlog_margin() == 3min);
+    o.hold_horizon = 27min;
+    CHECK_FALSE(tarry::validate(o));
+    o.hold_horizon = 28min;
+    CHECK(tarry::validate(o));
 }
 
 TEST_CASE("wait ladder: TTLs double up to the horizon, each queue dead-letters to the work queue") {

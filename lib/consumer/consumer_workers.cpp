@@ -1,0 +1,132 @@
+#include "consumer_workers.hpp"
+
+#include "tarry/schedule/worker_pool.hpp"
+
+namespace tarry::detail {
+
+worker_context::worker_context(job_handler handler, std::function<bool(const std::exception_ptr&)> is_permanent,
+                               std::function<void(const job_event&)> on_event,
+                               std::shared_ptr<core_counters> counters,
+                               std::shared_ptr<const lane_generations> generations, std::function<void()> deliver)
+    : handler_(std::move(handler)),
+      is_permanent_(std::move(is_permanent)),
+      on_event_(std::move(on_event)),
+      counters_(std::move(counters)),
+      generations_(std::move(generations)),
+      deliver_(std::move(deliver)) {}
+
+void worker_context::run(held_item& item) {
+    finished_job f{std::move(item.value), finished_job::result::ran, std::nullopt, {}};
+    held_job& j = f.job;
+    // Its channel is gone: the broker redelivers it; running it would duplicate it.
+    if (!generations_->current(j.lane, j.generation)) {
+        f.what = finished_job::result::not_current;
+        hand_back(std::move(f));
+        return;
+    }
+    f.started = std::chrono::system_clock::now();
+    if (f.started < j.due) {  // the wall clock stepped back since it was held: never early
+        f.what = finished_job::result::not_yet_due;
+        hand_back(std::move(f));
+        return;
+    }
+    // A job due at arrival was kept as decoded; a held one is unpacked now.
+    std::optional<amqp::message> unpacked;
+    const amqp::message& msg = j.msg.kept() ? *j.msg.kept() : unpacked.emplace(j.msg.unpack());
+    job_event run{job_event::kind::run, {}, j.due, f.started, j.attempt, {}, {}};
+    if (msg.properties.message_id) run.id = *msg.properties.message_id;
+    std::uint64_t id = 0;
+    {
+        std::lock_guard lock(running_mutex_);
+        id = ++last_running_id_;
+        running_.emplace(id, running_job{run});
+    }
+    ++counters_->started;
+    ++counters_->running;
+    emit(run);
+    try {
+        const tarry::job view{msg, j.due, f.started, j.attempt, j.redelivered};
+        f.outcome = handler_(view);
+    } catch (...) {
+        f.outcome = outcome_of(std::current_exception());
+    }
+    --counters_->running;
+    {
+        std::lock_guard lock(running_mutex_);
+        const auto it = running_.find(id);
+        const bool abandoned = it->second.abandoned;
+        running_.erase(it);
+        if (abandoned) return;  // stop() gave up on it: the broker redelivers it
+    }
+    hand_back(std::move(f));
+}
+
+std::size_t worker_context::abandon_running(wall_time now) {
+    std::vector<job_event> events;
+    {
+        std::lock_guard lock(running_mutex_);
+        for (auto& [id, r] : running_) {
+            if (r.abandoned) continue;
+            r.abandoned = true;
+            job_event e = r.event;
+            e.what = job_event::kind::abandoned;
+            e.at = now;
+            e.reason = "still running at the end of shutdown_grace: not acknowledged, the broker redelivers it";
+            events.push_back(std::move(e));
+        }
+    }
+    counters_->abandoned += events.size();
+    for (const auto& e : events) emit(e);
+    return events.size();
+}
+
+void worker_context::hand_back(finished_job f) {
+    // To the I/O thread, batched: one post carries every outcome that
+    // arrives before the I/O thread gets to it.
+    std::lock_guard lock(inbox_mutex_);
+    if (closed_) return;
+    const bool first = inbox_.empty();
+    inbox_.push_back(std::move(f));
+    if (first) deliver_();
+}
+
+std::vector<finished_job> worker_context::take_finished() {
+    std::vector<finished_job> out;
+    std::lock_guard lock(inbox_mutex_);
+    out.swap(inbox_);
+    return out;
+}
+
+void worker_context::close() {
+    std::lock_guard lock(inbox_mutex_);
+    closed_ = true;
+    inbox_.clear();
+}
+
+job_outcome worker_context::outcome_of(std::exception_ptr e) const {
+    std::string what = exception_text(e);
+    try {
+        std::rethrow_exception(e);
+    } catch (const permanent_error&) {
+        return job_outcome::reject(std::move(what));
+    } catch (...) {
+    }
+    bool permanent = false;
+    if (is_permanent_) {
+        try {
+            permanent = is_permanent_(e);
+        } catch (...) {
+        }
+    }
+    return permanent ? job_outcome::reject(std::move(what)) : job_outcome::failure(std::move(what));
+}
+
+void worker_context::emit(const job_event& e) const {
+    if (!on_event_) return;
+    try {
+        on_event_(e);
+    } catch (...) {
+    }
+}
+
+}  // namespace tarry::detail

@@ -1,0 +1,66 @@
+// The worker threads' side of the consumer: run a due job's handler and
+// hand what came of it back to the I/O thread. Everything a worker touches
+// is in worker_context, which the workers co-own, so a handler abandoned at
+// stop() may return after the consumer is gone: its outcome is then
+// discarded, and nothing of the consumer is touched.
+#pragma once
+
+#include "core/consumer_core.hpp"
+
+#include "tarry/consumer/consumer.hpp"
+#include "tarry/schedule/delay_queue.hpp"
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace tarry::detail {
+
+class worker_context {
+public:
+    /// `deliver` is called (under the inbox's lock) when outcomes wait and
+    /// none was announced yet; it must only post to the I/O thread.
+    worker_context(job_handler handler, std::function<bool(const std::exception_ptr&)> is_permanent,
+                   std::function<void(const job_event&)> on_event, std::shared_ptr<core_counters> counters,
+                   std::shared_ptr<const lane_generations> generations, std::function<void()> deliver);
+
+    /// Runs one due job (a worker thread).
+    void run(held_item& item);
+    /// The outcomes waiting, for the I/O thread.
+    std::vector<finished_job> take_finished();
+    /// Handlers still running are abandoned: each gets an `abandoned` event
+    /// now, and its outcome is discarded when it returns. Returns how many.
+    std::size_t abandon_running(wall_time now);
+    /// No outcome is delivered from now on (the I/O thread is ending).
+    void close();
+
+    const std::shared_ptr<core_counters>& counters() const noexcept { return counters_; }
+
+private:
+    struct running_job {
+        job_event event;  ///< its run event
+        bool abandoned = false;
+    };
+    job_outcome outcome_of(std::exception_ptr e) const;
+    void hand_back(finished_job f);
+    void emit(const job_event& e) const;
+
+    const job_handler handler_;
+    const std::function<bool(const std::exception_ptr&)> is_permanent_;
+    const std::function<void(const job_event&)> on_event_;
+    const std::shared_ptr<core_counters> counters_;
+    const std::shared_ptr<const lane_generations> generations_;
+    const std::function<void()> deliver_;
+
+    std::mutex running_mutex_;
+    std::uint64_t last_running_id_ = 0;
+    std::unordered_map<std::uint64_t, running_job> running_;
+
+    std::mutex inbox_mutex_;
+    std::vector<finished_job> inbox_;
+    bool closed_ = false;
+};
+
+}  // namespace tarry::detail

@@ -1,0 +1,224 @@
+// The consumer's core, sans I/O: every decision about a delivery - admit,
+// hold, park, dead-letter, run, settle, give back, drop - and the lanes'
+// bookkeeping, as a single-threaded state machine. Inputs are calls (a
+// delivery, a worker's outcome, a copy confirmed / refused, a lane opened /
+// consuming / lost, the timer, stop); outputs are actions (core_actions.hpp)
+// that the driver executes, and jobs put into the job store, from which
+// worker threads pop due jobs. Time comes in with each input (a moment), so
+// tests drive it with a fake clock and no broker.
+//
+// Invariants, each with one owner here:
+// - settlement: a delivery is settled once, by whoever holds its held_job;
+//   one that is no longer current (its channel's incarnation is gone) is
+//   dropped - nothing published, nothing acked;
+// - lanes: lane_table alone counts unsettled and held deliveries per lane;
+// - the due backlog: a due job not started backlog_margin() before the
+//   broker's consumer_timeout (counted from its delivery) is given back;
+// - copies: a copy not confirmed within copy_confirm_timeout counts as
+//   refused; a refused copy is published again after a pause (the handler
+//   is not run again) until its original would overstay, then the original
+//   is given back.
+#pragma once
+
+#include "core_actions.hpp"
+#include "held_job.hpp"
+#include "job_store.hpp"
+#include "lane_table.hpp"
+
+#include "tarry/amqp/message.hpp"
+#include "tarry/consumer/job.hpp"
+#include "tarry/consumer/job_event.hpp"
+#include "tarry/consumer/subscription_options.hpp"
+#include "tarry/contract/schedule_headers.hpp"
+#include "tarry/parking/wait_ladder.hpp"
+#include "tarry/retry/backoff.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <vector>
+
+namespace tarry::detail {
+
+/// Now, on both clocks.
+struct moment {
+    steady_time steady;
+    wall_time wall;
+};
+
+/// The counters behind consumer_stats: written by the core (and by workers
+/// for `started` and `running`), read by any thread.
+struct core_counters {
+    std::atomic<std::uint64_t> received{0}, fast_path{0}, started{0}, succeeded{0}, handler_failures{0},
+        retried{0}, dead_lettered{0}, parked{0}, requeued{0}, dropped{0}, copy_failures{0},
+        late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0};
+    std::atomic<std::size_t> running{0};
+};
+
+/// What a worker hands back: the job and what came of it.
+struct finished_job {
+    enum class result {
+        ran,          ///< the handler ran; `outcome` says how it went
+        not_current,  ///< its delivery was no longer current: not run
+        not_yet_due,  ///< popped before its due time by the wall clock (a clock step): not run
+    };
+    held_job job;
+    result what = result::ran;
+    std::optional<job_outcome> outcome;
+    wall_time started{};
+};
+
+class consumer_core {
+public:
+    /// `store` must outlive the core. `epoch` is the steady time that
+    /// held_job::delivered_ms counts from.
+    consumer_core(const subscription_options& options, job_store& store, core_counters& counters,
+                  retry::random_source random, steady_time epoch, bool events_wanted = true);
+
+    // ---- inputs -------------------------------------------------------------
+    /// The topology is declared: start consuming if no lane does.
+    void subscribed();
+    /// Subscribing failed; try again in a while.
+    void subscribe_failed(const std::string& why, moment now);
+    /// The driver opened a channel for `lane` (start_lane): its new incarnation.
+    std::uint32_t lane_opened(std::size_t lane);
+    /// basic.consume on `lane` succeeded.
+    void lane_consuming(std::size_t lane, std::uint32_t generation, std::string consumer_tag);
+    /// start_lane failed (`generation` 0 when no channel opened).
+    void lane_start_failed(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
+    /// The lane's channel closed or its consumer was cancelled by the broker.
+    void lane_lost(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
+    /// The consuming connection is gone: every lane with it, in one pass.
+    void connection_lost(const std::string& why, moment now);
+    /// Takes out the jobs of lanes lost since the last sweep (asked for by a
+    /// sweep action, so that the lanes of one connection loss cost one pass).
+    void sweep(moment now);
+
+    void delivery(std::size_t lane, std::uint32_t generation, amqp::delivery d, moment now);
+    void finished(finished_job f, moment now);
+    /// frame_max: the copies connection's, for a copy refused as too large.
+    void copy_confirmed(std::uint64_t publish_id, moment now);
+    void copy_refused(std::uint64_t publish_id, std::error_code why, std::uint32_t frame_max, moment now);
+    /// Timers: call at next_wake() (or later).
+    void tick(moment now);
+
+    /// Stop taking deliveries: every consuming lane is cancelled.
+    void stop(moment now);
+    /// Gives back (nack, requeue) jobs that will not run: reason `shutdown`.
+    void give_back(std::vector<held_item> items, moment now);
+
+    // ---- outputs ------------------------------------------------------------
+    /// The actions decided since the last call, in order, swapped into
+    /// `out` (cleared first), so that a driver reuses one vector.
+    void take_actions(std::vector<core_action>& out);
+    /// When tick() is next needed, if ever.
+    std::optional<steady_time> next_wake() const;
+
+    // ---- state --------------------------------------------------------------
+    bool stopping() const noexcept { return stopping_; }
+    /// Copies published (or waiting to be published again) whose originals
+    /// are not yet settled.
+    std::size_t copies_pending() const noexcept { return copies_.size(); }
+    const lane_table& lanes() const noexcept { return lanes_; }
+    const subscription_options& options() const noexcept { return options_; }
+    /// The event a job's step makes (for the driver's `run` and `abandoned`).
+    job_event event_of(const held_job& j, job_event::kind k, wall_time at) const;
+    std::uint32_t delivered_ms(steady_time t) const noexcept;
+
+private:
+    // What becomes of a copy once it is confirmed.
+    struct copy_effect {
+        job_event::kind kind;
+        std::string reason;  // dead: why
+        std::optional<wall_time> next_due;
+    };
+    struct pending_copy {
+        held_job original;
+        std::string exchange;
+        std::string routing_key;
+        amqp::message copy;
+        copy_effect effect;
+        const char* copy_name;  // null: the copy is the unreadable dead letter already
+        std::uint64_t publish_id = 0;  // the publish awaited; 0 while paused
+        // Awaiting: the confirm's deadline; paused: when to publish again.
+        std::optional<steady_time> timer;
+    };
+
+    // admission (core_admission.cpp)
+    void admit(held_job j, amqp::message msg, moment now);
+    void hold(held_job j, moment now);
+    void park_or_hold(held_job j, moment now);
+    void push_held(held_job j, moment now);
+    void fast_path(held_job j, moment now);
+    std::size_t cost_of(const held_job& j) const noexcept;
+
+    // settlement (core_settlement.cpp)
+    void settle(held_job j, const job_outcome& outcome, wall_time started, moment now);
+    void retry_or_dead_letter(held_job j, const job_outcome& failure, wall_time started, moment now);
+    void park(held_job j, const parking::wait_queue& to, moment now);
+    void dead_letter(held_job j, std::string reason, std::optional<amqp::message> letter, moment now,
+                     const char* copy_name = "dead letter");
+    void ack(const held_job& j);
+    void nack(const held_job& j, const char* reason, moment now, bool emit_event = true);
+    void drop(const held_job& j, std::string why, moment now);
+    /// The lane's counts for j, which leaves them; false if j is not current.
+    bool settling(const held_job& j);
+    bool current(const held_job& j) const noexcept { return lanes_.current(j.lane, j.generation); }
+    steady_time deadline_of(const held_job& j) const noexcept;
+
+    // copies (core_copies.cpp)
+    void replace(held_job j, std::string exchange, std::string routing_key, amqp::message copy,
+                 copy_effect effect, const char* copy_name, moment now);
+    void publish(std::uint64_t entry, pending_copy& p, moment now);
+    void copy_failed(std::uint64_t entry, pending_copy& p, const std::string& why, moment now);
+    void copy_timers(moment now);
+    void set_timer(std::uint64_t entry, pending_copy& p, std::optional<steady_time> at);
+    pending_copy take_copy(std::map<std::uint64_t, pending_copy>::iterator it);
+
+    // lanes (core_lanes.cpp)
+    void start_lane(std::size_t lane);
+    void cancel(std::size_t lane);
+    void lost(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
+    void resubscribe_in(std::chrono::milliseconds delay, moment now);
+    void maybe_rotate();
+    void check_backlog(moment now);
+
+    void emit(job_event e);
+    void report(std::string text) { actions_.push_back(action::report{std::move(text)}); }
+
+    const subscription_options& options_;
+    const contract::schedule_rules rules_;
+    const parking::wait_ladder ladder_;
+    job_store& store_;
+    core_counters& counters_;
+    retry::random_source random_;
+    const steady_time epoch_;
+    const bool events_wanted_;
+
+    lane_table lanes_;
+    std::size_t intake_ = lane_table::none;   // the lane consuming (the newest one)
+    std::size_t rotating_from_ = lane_table::none;  // a hand-over in progress: the old lane
+    bool starting_ = false;                   // a start_lane action is out
+    bool stopping_ = false;
+    bool wake_asked_ = false;
+    bool sweep_asked_ = false;
+    std::vector<std::pair<std::uint32_t, std::string>> lost_generations_;  // to sweep, and why
+    std::optional<steady_time> resubscribe_at_;
+    std::optional<steady_time> backlog_check_at_;
+
+    std::uint64_t last_id_ = 0;
+    std::map<std::uint64_t, pending_copy> copies_;                 // by entry id
+    std::unordered_map<std::uint64_t, std::uint64_t> publishes_;  // publish id -> entry id
+    std::set<std::pair<steady_time, std::uint64_t>> copy_timers_;  // (when, entry id)
+    unsigned refused_in_a_row_ = 0;
+    retry::duration last_pause_{0};
+
+    std::vector<core_action> actions_;
+};
+
+}  // namespace tarry::detail

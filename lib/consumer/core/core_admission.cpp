@@ -1,0 +1,122 @@
+// Admission: each delivery is given back (stopping), dead-lettered
+// (unreadable, bad schedule), handed to the workers at once (due), held
+// until due, or parked (due beyond the hold horizon, or the bounds are full).
+#include "consumer_core.hpp"
+
+#include "../message_copies.hpp"
+
+namespace tarry::detail {
+
+void consumer_core::delivery(std::size_t lane, std::uint32_t gen, amqp::delivery d, moment now) {
+    ++counters_.received;
+    held_job j;
+    j.lane = static_cast<std::uint16_t>(lane);
+    j.generation = gen;
+    j.delivery_tag = d.delivery_tag;
+    j.redelivered = d.redelivered;
+    j.delivered_ms = delivered_ms(now.steady);
+    j.attempt = contract::read_attempt(d.msg.properties);
+    if (!current(j)) return;  // its channel is gone: the broker redelivers it
+    ++lanes_[lane].unsettled;
+    if (stopping_) {  // crossed our basic.cancel: give it back
+        nack(j, "shutdown", now, false);
+        return;
+    }
+    if (d.unreadable) {  // its own problem: dead-lettered, and consuming goes on
+        auto letter = unreadable_dead_letter(d.msg, *d.unreadable, j.attempt);
+        j.msg = packed_message::keep(std::move(d.msg));
+        dead_letter(std::move(j), std::move(letter.reason), std::move(letter.copy), now);
+        return;
+    }
+    admit(std::move(j), std::move(d.msg), now);
+}
+
+void consumer_core::admit(held_job j, amqp::message msg, moment now) {
+    auto read = contract::read_schedule(msg.properties, now.wall, rules_);
+    // A job that will not wait (refused, or due already) is kept as decoded;
+    // one that may wait is packed at once (packing a kept one later would
+    // leave its freed decoded form scattered among the held jobs).
+    const auto* accepted = std::get_if<contract::schedule>(&read);
+    j.msg = accepted && accepted->due > now.wall ? packed_message::pack(msg) : packed_message::keep(std::move(msg));
+    if (auto* refused = std::get_if<contract::schedule_refusal>(&read)) {
+        dead_letter(std::move(j), std::move(refused->reason), std::nullopt, now);
+        return;
+    }
+    j.due = accepted->due;
+    if (!backlog_check_at_) backlog_check_at_ = deadline_of(j);
+    if (j.due <= now.wall) {
+        fast_path(std::move(j), now);
+        return;
+    }
+    if (j.due - now.wall > options_.hold_horizon) {
+        park_or_hold(std::move(j), now);
+        return;
+    }
+    hold(std::move(j), now);
+}
+
+void consumer_core::fast_path(held_job j, moment now) {
+    ++counters_.fast_path;
+    const auto bytes = cost_of(j);
+    const auto due = shift(now.steady, j.due, now.wall);
+    if (!store_.ready(std::move(j), due, bytes)) {
+        nack(j, "shutdown", now);
+        return;
+    }
+    // Workers are woken once for the deliveries of this read, after them.
+    if (!wake_asked_) {
+        wake_asked_ = true;
+        actions_.push_back(action::wake_workers{});
+    }
+}
+
+void consumer_core::hold(held_job j, moment now) {
+    const bool fits = store_.size() < options_.max_held && store_.bytes() + cost_of(j) <= options_.max_held_bytes;
+    if (fits) {
+        push_held(std::move(j), now);
+        return;
+    }
+    // Full: the job due last leaves, so a job due sooner is never kept out.
+    const auto latest = store_.latest_due();
+    if (latest && shift(now.steady, j.due, now.wall) < *latest) {
+        if (auto out = store_.take_latest()) {
+            push_held(std::move(j), now);
+            park_or_hold(std::move(out->value), now);
+            return;
+        }
+    }
+    park_or_hold(std::move(j), now);
+}
+
+void consumer_core::park_or_hold(held_job j, moment now) {
+    const auto room = std::chrono::duration_cast<std::chrono::milliseconds>(j.due - now.wall) - options_.park_margin;
+    if (const auto* rung = ladder_.choose(room)) {
+        park(std::move(j), *rung, now);
+        return;
+    }
+    // Due too soon to come back from even the shortest wait queue in time:
+    // held beyond the bounds (prefetch still bounds how many can be).
+    push_held(std::move(j), now);
+}
+
+void consumer_core::push_held(held_job j, moment now) {
+    if (const auto* whole = j.msg.kept()) j.msg = packed_message::pack(*whole);
+    const auto bytes = cost_of(j);
+    const auto due = shift(now.steady, j.due, now.wall);
+    const std::size_t lane = j.lane;
+    const bool count = !j.counted_holding && current(j);
+    j.counted_holding = j.counted_holding || count;
+    if (!store_.hold(std::move(j), due, bytes)) {
+        nack(j, "shutdown", now);
+        return;
+    }
+    if (count) ++lanes_[lane].holding;
+    if (lane == intake_) maybe_rotate();
+}
+
+std::size_t consumer_core::cost_of(const held_job& j) const noexcept {
+    // Its body and a flat allowance for properties and bookkeeping.
+    return j.msg.size() + 128;
+}
+
+}  // namespace tarry::detail

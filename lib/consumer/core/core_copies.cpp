@@ -1,0 +1,130 @@
+// Copies that replace a delivery (retry, parked, dead letter): published,
+// and the original acknowledged once the copy is confirmed. A copy refused
+// or not confirmed in time leaves its original unacknowledged; it is
+// published again after a pause that grows while refusals go on (the
+// handler does not run again, so its attempt count holds), until the
+// original would overstay the broker's consumer_timeout: then the original
+// is given back. A copy confirmed after its original was settled otherwise
+// is counted (late_confirms): a possible duplicate, never a loss.
+#include "consumer_core.hpp"
+
+#include "../message_copies.hpp"
+
+#include "tarry/amqp/error.hpp"
+
+namespace tarry::detail {
+
+void consumer_core::replace(held_job j, std::string exchange, std::string routing_key, amqp::message copy,
+                            copy_effect effect, const char* copy_name, moment now) {
+    const std::uint64_t entry = ++last_id_;
+    auto& p = copies_.emplace(entry, pending_copy{std::move(j), std::move(exchange), std::move(routing_key),
+                                                  std::move(copy), std::move(effect), copy_name, 0, std::nullopt})
+                  .first->second;
+    publish(entry, p, now);
+}
+
+void consumer_core::publish(std::uint64_t entry, pending_copy& p, moment now) {
+    p.publish_id = ++last_id_;
+    set_timer(entry, p, now.steady + options_.copy_confirm_timeout);
+    publishes_.emplace(p.publish_id, entry);
+    actions_.push_back(action::publish{p.publish_id, p.exchange, p.routing_key, p.copy});
+}
+
+void consumer_core::set_timer(std::uint64_t entry, pending_copy& p, std::optional<steady_time> at) {
+    if (p.timer) copy_timers_.erase({*p.timer, entry});
+    p.timer = at;
+    if (at) copy_timers_.emplace(*at, entry);
+}
+
+consumer_core::pending_copy consumer_core::take_copy(std::map<std::uint64_t, pending_copy>::iterator it) {
+    set_timer(it->first, it->second, std::nullopt);
+    pending_copy p = std::move(it->second);
+    copies_.erase(it);
+    return p;
+}
+
+void consumer_core::copy_confirmed(std::uint64_t publish_id, moment now) {
+    const auto pub = publishes_.find(publish_id);
+    if (pub == publishes_.end()) return;
+    const auto it = copies_.find(pub->second);
+    publishes_.erase(pub);
+    if (it == copies_.end()) {
+        // Its original was settled by another copy, or given back after this
+        // one was overdue.
+        ++counters_.late_confirms;
+        return;
+    }
+    refused_in_a_row_ = 0;
+    pending_copy p = take_copy(it);
+    if (!current(p.original)) {  // the broker redelivers the original
+        ++counters_.late_confirms;
+        drop(p.original, "its channel was lost before its copy was confirmed", now);
+        return;
+    }
+    ack(p.original);
+    switch (p.effect.kind) {
+        case job_event::kind::retry: ++counters_.retried; break;
+        case job_event::kind::parked: ++counters_.parked; break;
+        default: ++counters_.dead_lettered; break;
+    }
+    auto e = event_of(p.original, p.effect.kind, now.wall);
+    e.reason = std::move(p.effect.reason);
+    e.next_due = p.effect.next_due;
+    emit(std::move(e));
+}
+
+void consumer_core::copy_refused(std::uint64_t publish_id, std::error_code why, std::uint32_t frame_max,
+                                 moment now) {
+    const auto pub = publishes_.find(publish_id);
+    if (pub == publishes_.end()) return;
+    const auto it = copies_.find(pub->second);
+    publishes_.erase(pub);
+    if (it == copies_.end() || it->second.publish_id != publish_id) return;  // settled, or published again
+    if (why == amqp::errc::header_too_large && it->second.copy_name != nullptr) {
+        // Refused before it was sent: its properties do not fit a frame, and
+        // every copy of this message would be refused alike. The message's
+        // problem, not a pause's: dead-lettered unreadable.
+        pending_copy p = take_copy(it);
+        auto letter = unfit_dead_letter(p.original.msg.unpack(), p.copy_name, frame_max, p.original.attempt);
+        dead_letter(std::move(p.original), std::move(letter.reason), std::move(letter.copy), now, nullptr);
+        return;
+    }
+    copy_failed(it->first, it->second, "refused: " + why.message(), now);
+}
+
+void consumer_core::copy_failed(std::uint64_t entry, pending_copy& p, const std::string& why, moment now) {
+    ++counters_.copy_failures;
+    const auto pause = retry::delay_after(options_.republish_backoff, ++refused_in_a_row_, last_pause_, random_);
+    last_pause_ = pause;
+    p.publish_id = 0;  // a late confirm of what was sent still settles the original
+    set_timer(entry, p, now.steady + pause);
+    auto e = event_of(p.original, job_event::kind::failed, now.wall);
+    e.reason = "copy to '" + p.routing_key + "' " + why + "; published again in " + std::to_string(pause.count()) +
+               " ms unless the original must be given back first";
+    emit(std::move(e));
+}
+
+void consumer_core::copy_timers(moment now) {
+    while (!copy_timers_.empty() && copy_timers_.begin()->first <= now.steady) {
+        const auto it = copies_.find(copy_timers_.begin()->second);
+        auto& p = it->second;
+        if (p.publish_id != 0) {  // awaiting: its confirm is overdue
+            copy_failed(it->first, p,
+                        "not confirmed within " + std::to_string(options_.copy_confirm_timeout.count()) + " ms", now);
+            continue;
+        }
+        if (!current(p.original)) {  // the broker redelivers it: nothing to publish for it
+            drop(take_copy(it).original, "its channel was lost while its copy was refused", now);
+            continue;
+        }
+        if (stopping_ || now.steady + last_pause_ + options_.copy_confirm_timeout > deadline_of(p.original)) {
+            // No time for another round before the broker's timeout: the
+            // original goes back to the queue and runs again from there.
+            nack(take_copy(it).original, stopping_ ? "shutdown" : "copy-failed", now);
+            continue;
+        }
+        publish(it->first, p, now);
+    }
+}
+
+}  // namespace tarry::detail

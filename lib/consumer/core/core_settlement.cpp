@@ -1,0 +1,181 @@
+// Settlement: what a worker's outcome does (ack, retry, dead-letter, give
+// back), and the acks and nacks themselves. A delivery that is no longer
+// current is dropped: the broker redelivers it, so nothing is published for
+// it and nothing is acknowledged.
+#include "consumer_core.hpp"
+
+#include "../failure_plan.hpp"
+#include "../message_copies.hpp"
+
+namespace tarry::detail {
+
+void consumer_core::finished(finished_job f, moment now) {
+    held_job& j = f.job;
+    if (f.what == finished_job::result::not_current) {
+        drop(j, "its channel was lost before it ran", now);
+        return;
+    }
+    if (f.what == finished_job::result::not_yet_due) {
+        // The wall clock stepped back: hold it again, or park it when the
+        // step pushed it beyond the hold horizon.
+        if (j.due - now.wall > options_.hold_horizon) {
+            park_or_hold(std::move(j), now);
+        } else {
+            push_held(std::move(j), now);
+        }
+        return;
+    }
+    if (f.outcome->what() == job_outcome::kind::failure) ++counters_.handler_failures;
+    if (!current(j)) {
+        const auto ran = now.steady - (epoch_ + std::chrono::milliseconds(j.delivered_ms));
+        std::string why = "its channel was lost while it ran";
+        if (ran >= options_.broker_consumer_timeout)
+            why += " (unacknowledged for longer than the broker's consumer_timeout: a handler that runs "
+                   "that long is redelivered however it ends)";
+        drop(j, std::move(why), now);
+        return;
+    }
+    settle(std::move(j), *f.outcome, f.started, now);
+}
+
+void consumer_core::settle(held_job j, const job_outcome& outcome, wall_time started, moment now) {
+    switch (outcome.what()) {
+        case job_outcome::kind::success:
+            ack(j);
+            ++counters_.succeeded;
+            emit(event_of(j, job_event::kind::succeeded, now.wall));
+            return;
+        case job_outcome::kind::failure:
+            retry_or_dead_letter(std::move(j), outcome, started, now);
+            return;
+        case job_outcome::kind::reject:
+            dead_letter(std::move(j), "rejected: " + outcome.error(), std::nullopt, now);
+            return;
+        case job_outcome::kind::requeue:
+            nack(j, "handler", now);
+            return;
+    }
+}
+
+void consumer_core::retry_or_dead_letter(held_job j, const job_outcome& failure, wall_time started, moment now) {
+    const amqp::message original = j.msg.unpack();
+    failure_note note{j.attempt, first_attempt_of(original, started), failure.error()};
+    const auto elapsed = std::chrono::duration_cast<retry::duration>(now.wall - note.first_attempt);
+    // What a custom backoff throws is caught there: the job is then dead-lettered.
+    auto plan = plan_after_failure(options_.retry, j.attempt, failure.error(), failure.delay(), elapsed,
+                                   last_delay_of(original), random_);
+    if (!plan.retry) {
+        auto letter = failed_dead_letter_copy(original, plan.reason, note);
+        dead_letter(std::move(j), std::move(plan.reason), std::move(letter), now);
+        return;
+    }
+    // To the microsecond, as perform_job_at carries it (rounded up: never early).
+    const wall_time due = std::chrono::ceil<std::chrono::microseconds>(now.wall + plan.delay);
+    auto copy = retry_copy(original, note, due, plan.delay, now.wall);
+    replace(std::move(j), "", options_.queue, std::move(copy), {job_event::kind::retry, {}, due}, "retry copy", now);
+}
+
+void consumer_core::park(held_job j, const parking::wait_queue& to, moment now) {
+    auto copy = parked_copy(j.msg.unpack(), j.due, now.wall);
+    const auto due = j.due;
+    replace(std::move(j), "", to.name, std::move(copy), {job_event::kind::parked, {}, due}, "parked copy", now);
+}
+
+void consumer_core::dead_letter(held_job j, std::string reason, std::optional<amqp::message> letter, moment now,
+                                const char* copy_name) {
+    auto copy = letter ? std::move(*letter) : dead_letter_copy(j.msg.unpack(), reason, j.attempt);
+    const bool to_exchange = !options_.dead_letter_exchange.empty();
+    replace(std::move(j), options_.dead_letter_exchange,
+            to_exchange ? options_.queue : options_.dead_letter_queue_name(), std::move(copy),
+            {job_event::kind::dead, bounded(reason), std::nullopt}, copy_name, now);
+}
+
+bool consumer_core::settling(const held_job& j) {
+    if (!current(j)) return false;
+    auto& lane = lanes_[j.lane];
+    if (lane.unsettled > 0) --lane.unsettled;
+    if (j.counted_holding && lane.holding > 0) --lane.holding;
+    return true;
+}
+
+void consumer_core::ack(const held_job& j) {
+    if (settling(j)) actions_.push_back(action::ack{j.lane, j.generation, j.delivery_tag});
+}
+
+void consumer_core::nack(const held_job& j, const char* reason, moment now, bool emit_event) {
+    if (!settling(j)) return;
+    ++counters_.requeued;
+    actions_.push_back(action::nack{j.lane, j.generation, j.delivery_tag});
+    if (!emit_event) return;
+    auto e = event_of(j, job_event::kind::requeued, now.wall);
+    e.reason = reason;
+    emit(std::move(e));
+}
+
+void consumer_core::drop(const held_job& j, std::string why, moment now) {
+    ++counters_.dropped;
+    auto e = event_of(j, job_event::kind::dropped, now.wall);
+    e.reason = std::move(why);
+    emit(std::move(e));
+}
+
+steady_time consumer_core::deadline_of(const held_job& j) const noexcept {
+    return epoch_ + std::chrono::milliseconds(j.delivered_ms) + options_.broker_consumer_timeout -
+           options_.backlog_margin();
+}
+
+void consumer_core::give_back(std::vector<held_item> items, moment now) {
+    // Per lane: how many of the items are current there, and the highest tag.
+    std::vector<std::size_t> count(lanes_.size(), 0);
+    std::vector<std::uint64_t> highest(lanes_.size(), 0);
+    for (const auto& it : items) {
+        if (!current(it.value)) continue;
+        ++count[it.value.lane];
+        highest[it.value.lane] = std::max(highest[it.value.lane], it.value.delivery_tag);
+    }
+    std::vector<bool> at_once(lanes_.size(), false);
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+        auto& lane = lanes_[i];
+        // Only when nothing else of the lane is unsettled (no job running, no
+        // copy awaiting its confirm) does one nack with `multiple` give back
+        // exactly these: one broker operation instead of a walk per job.
+        if (count[i] > 1 && count[i] == lane.unsettled) {
+            at_once[i] = true;
+            lane.unsettled = 0;
+            lane.holding = 0;
+            counters_.requeued += count[i];
+            actions_.push_back(action::nack{i, lanes_.generations()->get(i), highest[i], true});
+        }
+    }
+    for (auto& it : items) {
+        if (current(it.value) && at_once[it.value.lane]) {
+            auto e = event_of(it.value, job_event::kind::requeued, now.wall);
+            e.reason = "shutdown";
+            emit(std::move(e));
+        } else {
+            nack(it.value, "shutdown", now);
+        }
+    }
+}
+
+job_event consumer_core::event_of(const held_job& j, job_event::kind k, wall_time at) const {
+    job_event e{k, {}, j.due, at, j.attempt, {}, {}};
+    if (!events_wanted_) return e;
+    if (const auto* whole = j.msg.kept()) {
+        if (whole->properties.message_id) e.id = *whole->properties.message_id;
+    } else if (auto p = j.msg.properties(); p.message_id) {
+        e.id = std::move(*p.message_id);
+    }
+    return e;
+}
+
+void consumer_core::emit(job_event e) {
+    if (events_wanted_) actions_.push_back(action::emit{std::move(e)});
+}
+
+std::uint32_t consumer_core::delivered_ms(steady_time t) const noexcept {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - epoch_).count();
+    return ms <= 0 ? 0 : ms >= 0xffffffffLL ? 0xffffffffu : static_cast<std::uint32_t>(ms);
+}
+
+}  // namespace tarry::detail

@@ -1,0 +1,80 @@
+// The consuming channels ("lanes") as the core sees them: each lane's
+// current incarnation (generation; 0 = down), whether it consumes, and how
+// many of its deliveries are unsettled and held. The one owner of these
+// counts. Single-threaded (the I/O thread), except lane_generations, which
+// worker threads read to tell whether a job's delivery is still current.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tarry::detail {
+
+/// Each lane's current generation, readable from any thread.
+class lane_generations {
+public:
+    explicit lane_generations(std::size_t lanes)
+        : g_(std::make_unique<std::atomic<std::uint32_t>[]>(lanes)), n_(lanes) {}
+    bool current(std::size_t lane, std::uint32_t generation) const noexcept {
+        return generation != 0 && lane < n_ && g_[lane].load(std::memory_order_acquire) == generation;
+    }
+    std::uint32_t get(std::size_t lane) const noexcept { return g_[lane].load(std::memory_order_acquire); }
+    void set(std::size_t lane, std::uint32_t generation) noexcept {
+        g_[lane].store(generation, std::memory_order_release);
+    }
+
+private:
+    std::unique_ptr<std::atomic<std::uint32_t>[]> g_;
+    std::size_t n_;
+};
+
+struct lane_state {
+    enum class intake {
+        idle,        ///< takes no deliveries
+        starting,    ///< basic.consume asked for
+        consuming,   ///< its consumer takes deliveries
+        cancelling,  ///< basic.cancel sent
+    };
+    intake state = intake::idle;
+    std::string consumer_tag;   ///< while consuming or cancelling
+    std::size_t unsettled = 0;  ///< deliveries of this incarnation not yet acked or nacked
+    std::size_t holding = 0;    ///< of those, the ones that were held
+};
+
+class lane_table {
+public:
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
+
+    explicit lane_table(std::size_t lanes);
+
+    std::size_t size() const noexcept { return lanes_.size(); }
+    lane_state& operator[](std::size_t i) noexcept { return lanes_[i]; }
+    const lane_state& operator[](std::size_t i) const noexcept { return lanes_[i]; }
+    const std::shared_ptr<lane_generations>& generations() const noexcept { return generations_; }
+
+    bool up(std::size_t lane) const noexcept { return generations_->get(lane) != 0; }
+    bool current(std::size_t lane, std::uint32_t generation) const noexcept {
+        return generations_->current(lane, generation);
+    }
+    /// A new incarnation of `lane` (its channel just opened): its counts
+    /// start at zero. Returns its generation (never 0).
+    std::uint32_t open(std::size_t lane);
+    /// The incarnation `generation` of `lane` is gone. False when it was
+    /// not the current one (already gone, or reported twice).
+    bool close(std::size_t lane, std::uint32_t generation);
+
+    /// The lane to consume next: the one holding fewest, an open one first;
+    /// `besides` excluded. none when there is no other lane.
+    std::size_t next(std::size_t besides) const noexcept;
+
+private:
+    std::vector<lane_state> lanes_;
+    std::shared_ptr<lane_generations> generations_;
+    std::uint32_t last_generation_ = 0;
+};
+
+}  // namespace tarry::detail

@@ -1,0 +1,132 @@
+// The consumer's promises under faults, black-box: echo_worker against the
+// real broker, where the broker's own behaviour is the point (it closes a
+// connection, it times a consumer out, it redelivers what was not
+// acknowledged). The same faults are unit-tested on the consumer's core
+// (tests/unit/consumer/consumer_core_test.cpp).
+#include "private_broker.hpp"
+#include "worker_process.hpp"
+
+#include <csignal>
+#include <map>
+
+using namespace consumer_it;
+
+namespace {
+
+/// The pids of the connections named exactly `name` (not its "(copies)" twin).
+std::vector<std::string> consuming_connection(const std::string& dir, const std::string& name) {
+    std::vector<std::string> out;
+    for (auto& pid : tarry_test::private_broker::connection_pids(dir, name)) out.push_back(pid);
+    const auto copies = tarry_test::private_broker::connection_pids(dir, name + " (copies)");
+    std::erase_if(out, [&](const std::string& p) { return std::find(copies.begin(), copies.end(), p) != copies.end(); });
+    return out;
+}
+
+std::uint32_t ready_in(const std::string& url, const std::string& q) {
+    connected_client c(url);
+    return value_of(c.open_channel().async_declare_queue(passive_queue(q), use_future)).message_count;
+}
+
+/// How many events of kind `what` each id has.
+std::map<std::string, int> per_id(const worker_process& w, const std::string& what) {
+    std::map<std::string, int> n;
+    for (const auto& e : w.of(what)) ++n[e.id()];
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("echo_worker: a job failing while the broker closes the connection publishes no retry; attempt 2 runs once") {
+    TARRY_REQUIRE_BROKER(url);
+    TARRY_REQUIRE_BROKER_DIR(dir);
+    const auto q = unique_name("fault-closed");
+    const auto name = unique_name("fault-closed-conn");
+    queue_guard guard(url, q);
+    worker_process w(url_named(url, name), q, {"--retry-base-ms", "100"});
+    REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    {
+        connected_client c(url);
+        auto ch = confirm_channel(c);
+        // Sleeps 3 s, then fails on attempt 1.
+        publish_raw(ch, q, "slow-fail", {{"x-echo-sleep-ms", std::int32_t{3000}}, {"x-echo-fail", std::int32_t{1}}});
+    }
+    REQUIRE_MESSAGE(w.read_until([&] { return w.count("run") >= 1; }, 15s), w.transcript());
+    const auto pids = consuming_connection(*dir, name);
+    REQUIRE(pids.size() == 1);
+    auto closed = tarry_test::private_broker::broker_ctl(*dir, {"close_connection", pids[0], "test closes it"});
+    REQUIRE_MESSAGE(closed.exit_code == 0, closed.err);
+    // The first run's failure comes after the loss: dropped, no retry copy.
+    // The redelivery runs attempt 1 again, fails, is retried; attempt 2 succeeds.
+    REQUIRE_MESSAGE(w.wait_count("succeeded", 1, 30s), w.transcript());
+    w.read_until([] { return false; }, 1500ms);  // anything late would show now
+    CHECK_MESSAGE(w.count("dropped") == 1, w.transcript());
+    CHECK_MESSAGE(w.count("retry") == 1, w.transcript());
+    CHECK_MESSAGE(w.count("succeeded") == 1, w.transcript());
+    int second_attempts = 0;
+    for (const auto& e : w.of("run")) second_attempts += e.field("attempt") == "2";
+    CHECK_MESSAGE(second_attempts == 1, w.transcript());
+    CHECK(ready_in(url, q) == 0);
+    w.signal(SIGTERM);
+    CHECK(w.wait_exit(20s) == 0);
+}
+
+TEST_CASE("echo_worker: SIGTERM with a 30 s handler and a 1 s grace exits in time; the job is abandoned, not lost") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("fault-grace");
+    queue_guard guard(url, q);
+    worker_process w(url, q, {"--shutdown-grace-ms", "1000"});
+    REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    {
+        connected_client c(url);
+        auto ch = confirm_channel(c);
+        publish_raw(ch, q, "too-slow", {{"x-echo-sleep-ms", std::int32_t{30000}}});
+    }
+    REQUIRE_MESSAGE(w.read_until([&] { return w.count("run") >= 1; }, 15s), w.transcript());
+    const auto term_at = steady::now();
+    w.signal(SIGTERM);
+    const auto code = w.wait_exit(15s);
+    const auto took = steady::now() - term_at;
+    REQUIRE_MESSAGE(code.has_value(), "no exit 15 s after SIGTERM\n" << w.transcript());
+    CHECK_MESSAGE(*code == 0, w.transcript());
+    // shutdown_grace (1 s) + close_timeout (5 s) at most, not the handler's 30 s.
+    CHECK(took < 6500ms);
+    w.read_rest();
+    const auto abandoned = w.of("abandoned");
+    REQUIRE_MESSAGE(abandoned.size() == 1, w.transcript());
+    CHECK(abandoned[0].id() == "too-slow");
+    CHECK_FALSE(abandoned[0].field("reason").empty());
+    CHECK_MESSAGE(w.count("succeeded") == 0, w.transcript());
+    // Never acknowledged: the broker has it back.
+    CHECK(ready_in(url, q) == 1);
+}
+
+TEST_CASE("echo_worker: a due backlog under a 5 s consumer_timeout: each job runs once, none is timed out") {
+    // One worker, 12 jobs due now taking 1 s each: without the backlog rule
+    // the broker timed the consumer out and jobs ran twice.
+    if (!tarry_test::amqp_url()) {
+        MESSAGE("SKIPPED: TARRY_TEST_AMQP_URL is not set (run under scripts/with-broker)");
+        return;
+    }
+    tarry_test::private_broker broker({"--consumer-timeout-ms", "5000", "--tick-ms", "1000"});
+    const auto q = unique_name("fault-backlog");
+    worker_process w(broker.url(), q,
+                     {"--workers", "1", "--consumer-timeout-ms", "5000", "--hold-horizon-ms", "3000"});
+    REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    {
+        connected_client c(broker.url());
+        auto ch = confirm_channel(c);
+        for (int i = 0; i < 12; ++i)
+            publish_raw(ch, q, "due-" + std::to_string(i), {{"x-echo-sleep-ms", std::int32_t{1000}}});
+    }
+    REQUIRE_MESSAGE(w.wait_count("succeeded", 12, 40s), w.transcript());
+    w.read_until([] { return false; }, 1500ms);
+    for (const auto& [id, n] : per_id(w, "run")) CHECK_MESSAGE(n == 1, id << " ran " << n << " times\n" << w.transcript());
+    CHECK(per_id(w, "succeeded").size() == 12);
+    CHECK_MESSAGE(w.count("dropped") == 0, w.transcript());  // no channel was closed under it
+    const auto requeued = w.of("requeued");
+    CHECK_MESSAGE(!requeued.empty(), w.transcript());
+    for (const auto& e : requeued) CHECK(e.field("reason") == "backlog");
+    CHECK(ready_in(broker.url(), q) == 0);
+    w.signal(SIGTERM);
+    CHECK(w.wait_exit(20s) == 0);
+}

@@ -1,0 +1,355 @@
+// The consumer core's promises, one fault at a time, on a fake clock: no
+// broker, no threads (tests/unit/consumer/core_harness.hpp plays the driver
+// and the workers).
+#include "core_harness.hpp"
+
+using namespace core_test;
+
+TEST_CASE("admission: due now goes to the workers, due soon is held, due later is parked, bad input dead") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, std::nullopt);
+    CHECK(h.counters.fast_path == 1);
+    CHECK(h.take<action::wake_workers>().size() == 1);
+    h.deliver(0, gen, 2, 1500ms);
+    h.deliver(0, gen, 3, 60s);
+    CHECK(h.queue.size() == 2);
+    auto ps = h.take<action::publish>();
+    REQUIRE(ps.size() == 1);
+    CHECK(ps[0].routing_key.rfind("jobs.wait.", 0) == 0);
+
+    amqp::delivery bad;
+    bad.delivery_tag = 4;
+    bad.msg.properties.headers.emplace();
+    bad.msg.properties.headers->set("perform_job_at", std::string("not a time"));
+    h.core.delivery(0, gen, std::move(bad), h.now());
+    ps = h.take<action::publish>();
+    REQUIRE(ps.size() == 1);
+    CHECK(ps[0].routing_key == "jobs.dead");
+    CHECK(h.take<action::ack>().empty());  // nothing acked before its copy is confirmed
+}
+
+TEST_CASE("never early: a held job is handed out at its due time, not before") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, 1500ms);
+    h.clock.advance(1499ms);
+    CHECK_FALSE(h.pop());
+    h.clock.advance(1ms);
+    CHECK(h.pop());
+}
+
+TEST_CASE("success is counted and reported when its ack is sent") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, std::nullopt);
+    auto j = h.pop();
+    REQUIRE(j);
+    CHECK(h.counters.succeeded == 0);
+    h.finish(std::move(*j), job_outcome::success());
+    auto acks = h.take<action::ack>();
+    REQUIRE(acks.size() == 1);
+    CHECK(acks[0].tag == 1);
+    CHECK(h.counters.succeeded == 1);
+    CHECK(h.events(job_event::kind::succeeded).size() == 1);
+}
+
+TEST_CASE("fault: a job that fails after its channel was lost publishes nothing and is dropped") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, std::nullopt);
+    auto j = h.pop();
+    REQUIRE(j);
+    // The broker closes the connection while the handler sleeps.
+    h.core.connection_lost("connection lost: CONNECTION_FORCED", h.now());
+    h.finish(std::move(*j), job_outcome::failure("boom"));
+    CHECK(h.take<action::publish>().empty());
+    CHECK(h.take<action::ack>().empty());
+    CHECK(h.events(job_event::kind::retry).empty());
+    CHECK(h.events(job_event::kind::dropped).size() == 1);
+    CHECK(h.counters.dropped == 1);
+    CHECK(h.counters.retried == 0);
+}
+
+TEST_CASE("fault: a success after its channel was lost is dropped, not counted as succeeded") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, std::nullopt);
+    auto j = h.pop();
+    h.core.lane_lost(0, gen, "channel closed", h.now());
+    h.finish(std::move(*j), job_outcome::success());
+    CHECK(h.take<action::ack>().empty());
+    CHECK(h.counters.succeeded == 0);
+    CHECK(h.counters.dropped == 1);
+}
+
+TEST_CASE("fault: a copy confirmed after its channel was lost acks nothing and is a possible duplicate") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, std::nullopt);
+    h.finish(*h.pop(), job_outcome::failure("boom"));
+    auto ps = h.take<action::publish>();
+    REQUIRE(ps.size() == 1);
+    h.core.lane_lost(0, gen, "channel closed", h.now());
+    h.core.copy_confirmed(ps[0].publish_id, h.now());
+    CHECK(h.take<action::ack>().empty());
+    CHECK(h.events(job_event::kind::retry).empty());
+    CHECK(h.counters.late_confirms == 1);
+}
+
+TEST_CASE("a lost lane's held jobs are dropped; a connection loss takes one pass over the held jobs") {
+    subscription_options o = small_options();
+    o.max_held = 8;
+    o.channels = 4;
+    harness h(o);
+    const auto g0 = h.subscribe();
+    // Two held per lane makes each lane hand over: fill all four.
+    std::uint64_t tag = 0;
+    for (int round = 0; round < 4; ++round) {
+        const std::size_t lane = h.core.lanes().size() > 0 ? static_cast<std::size_t>(round) : 0;
+        const auto gen = round == 0 ? g0 : h.open_lane(lane);
+        h.deliver(lane, gen, ++tag, 1s);
+        h.deliver(lane, gen, ++tag, 1s);
+    }
+    CHECK(h.queue.size() == 8);
+    CHECK(h.counters.lane_changes == 3);
+    h.store.passes = 0;
+    h.core.connection_lost("connection lost", h.now());
+    REQUIRE(h.take<action::sweep>().size() == 1);  // asked for once, for all four lanes
+    h.core.sweep(h.now());
+    CHECK(h.store.passes == 1);
+    CHECK(h.queue.size() == 0);
+    CHECK(h.counters.dropped == 8);
+    CHECK(h.counters.channel_losses == 4);
+}
+
+TEST_CASE("lanes: a lane holding its share hands over; the old one is cancelled once the new one consumes") {
+    subscription_options o = small_options();
+    o.max_held = 4;
+    o.channels = 2;
+    harness h(o);
+    const auto g0 = h.subscribe();
+    h.deliver(0, g0, 1, 1s);
+    CHECK(h.take<action::start_lane>().empty());
+    h.deliver(0, g0, 2, 1s);
+    auto starts = h.take<action::start_lane>();
+    REQUIRE(starts.size() == 1);
+    CHECK(starts[0].lane == 1);
+    CHECK(h.take<action::cancel_lane>().empty());  // the old lane consumes until the new one does
+    h.open_lane(1);
+    auto cancels = h.take<action::cancel_lane>();
+    REQUIRE(cancels.size() == 1);
+    CHECK(cancels[0].lane == 0);
+    CHECK(h.counters.lane_changes == 1);
+}
+
+TEST_CASE("fault: stop() while a lane is starting: the consumer it gets is cancelled") {
+    harness h;
+    h.core.subscribed();
+    auto starts = h.take<action::start_lane>();
+    REQUIRE(starts.size() == 1);
+    const auto gen = h.core.lane_opened(0);
+    h.core.stop(h.now());
+    CHECK(h.take<action::cancel_lane>().empty());  // nothing consumes yet
+    h.core.lane_consuming(0, gen, "ctag-late");   // consume-ok after the cancels went out
+    auto cancels = h.take<action::cancel_lane>();
+    REQUIRE(cancels.size() == 1);
+    CHECK(cancels[0].consumer_tag == "ctag-late");
+    // What crossed the cancel is given back, not held.
+    h.deliver(0, gen, 1, 1s);
+    CHECK(h.take<action::nack>().size() == 1);
+    CHECK(h.queue.size() == 0);
+}
+
+TEST_CASE("fault: a due backlog is given back before the broker's consumer_timeout") {
+    // One worker, 12 jobs due now that take 1 s each, consumer_timeout 5 s:
+    // margin max(10 %, 2 s) = 2 s, so a due job not started 3 s after its
+    // delivery goes back to the queue.
+    harness h;
+    CHECK(h.options.backlog_margin() == 2s);
+    const auto gen = h.subscribe();
+    for (std::uint64_t t = 1; t <= 12; ++t) h.deliver(0, gen, t, std::nullopt);
+    std::size_t ran = 0;
+    for (int second = 0; second < 3; ++second) {
+        auto j = h.pop();
+        REQUIRE(j);
+        h.advance(1s);
+        h.finish(std::move(*j), job_outcome::success());
+        ++ran;
+    }
+    CHECK(ran == 3);
+    auto nacks = h.take<action::nack>();
+    CHECK(nacks.size() == 9);
+    const auto requeued = h.events(job_event::kind::requeued);
+    REQUIRE(requeued.size() == 9);
+    for (const auto& e : requeued) CHECK(e.reason == "backlog");
+    CHECK(h.queue.size() == 0);
+    CHECK(h.take<action::ack>().size() == 3);
+}
+
+TEST_CASE("a held job is never given back as backlog as it falls due") {
+    harness h;  // hold_horizon 2 s, consumer_timeout 5 s, margin 2 s
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, 2s);
+    h.advance(2s);
+    h.advance(500ms);
+    CHECK(h.take<action::nack>().empty());
+    CHECK(h.pop());
+}
+
+TEST_CASE("validate() refuses a hold horizon that leaves less than the backlog margin") {
+    subscription_options o = small_options();
+    o.hold_horizon = 3500ms;  // 5 s timeout - 2 s margin = 3 s at most
+    const auto problem = validate(o);
+    REQUIRE(problem);
+    CHECK(problem->find("hold_horizon") != std::string::npos);
+    o.hold_horizon = 3s;
+    CHECK_FALSE(validate(o));
+}
+
+TEST_CASE("fault: prefetch is never unlimited; lanes are added when a share needs it") {
+    subscription_options o;
+    o.queue = "jobs";
+    o.channels = 1;
+    o.max_held = 40000;
+    CHECK(o.effective_prefetch() != 0);
+    CHECK(o.effective_channels() >= 2);
+    CHECK(2 * o.lane_hold() + o.workers + 64 <= 65535);
+    o.max_held = 1000000;
+    o.channels = 0;
+    CHECK(o.effective_prefetch() != 0);
+    CHECK(2 * o.lane_hold() + o.workers + 64 <= 65535);
+    CHECK_FALSE(validate(o));
+}
+
+TEST_CASE("fault: a copy not confirmed in time is a refusal; published again; a late confirm is a possible duplicate") {
+    subscription_options o = small_options();
+    o.broker_consumer_timeout = 60s;
+    o.hold_horizon = 2s;
+    o.copy_confirm_timeout = 1s;
+    o.republish_backoff = retry::backoff_policy::fixed(500ms);
+    harness h(o);
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, std::nullopt);
+    h.finish(*h.pop(), job_outcome::failure("boom"));
+    auto first = h.take<action::publish>();
+    REQUIRE(first.size() == 1);
+    h.advance(1s);  // no confirm: an alarm, say
+    CHECK(h.counters.copy_failures == 1);
+    CHECK(h.events(job_event::kind::failed).size() == 1);
+    CHECK(h.take<action::ack>().empty());
+    h.advance(500ms);
+    auto second = h.take<action::publish>();
+    REQUIRE(second.size() == 1);
+    CHECK(second[0].publish_id != first[0].publish_id);
+    // The first copy's confirm comes late: it settles the original.
+    h.core.copy_confirmed(first[0].publish_id, h.now());
+    CHECK(h.take<action::ack>().size() == 1);
+    CHECK(h.events(job_event::kind::retry).size() == 1);
+    CHECK(h.counters.late_confirms == 0);
+    // The second copy exists too: counted, never lost.
+    h.core.copy_confirmed(second[0].publish_id, h.now());
+    CHECK(h.counters.late_confirms == 1);
+    CHECK(h.take<action::ack>().empty());
+}
+
+TEST_CASE("fault: while copies are refused the handler is not run again; the copy is published again") {
+    subscription_options o = small_options();
+    o.broker_consumer_timeout = 60s;
+    o.republish_backoff = retry::backoff_policy::fixed(1s);
+    harness h(o);
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, std::nullopt);
+    h.finish(*h.pop(), job_outcome::failure("boom"));
+    for (int round = 0; round < 5; ++round) {
+        auto ps = h.take<action::publish>();
+        REQUIRE(ps.size() == 1);
+        CHECK(ps[0].routing_key == "jobs");
+        h.core.copy_refused(ps[0].publish_id, amqp::make_error_code(amqp::errc::publish_nacked), 0, h.now());
+        CHECK(h.take<action::nack>().empty());  // not given back: it would run again at the same attempt
+        h.advance(1s);
+    }
+    CHECK(h.counters.copy_failures == 5);
+    CHECK_FALSE(h.pop());  // the handler never gets it again
+    CHECK(h.counters.handler_failures == 1);
+}
+
+TEST_CASE("a refused copy whose original would overstay the consumer_timeout gives the original back") {
+    subscription_options o = small_options();  // timeout 5 s, margin 2 s
+    o.republish_backoff = retry::backoff_policy::fixed(1s);
+    o.copy_confirm_timeout = 1s;
+    harness h(o);
+    const auto gen = h.subscribe();
+    const auto delivered = h.clock.now();
+    h.deliver(0, gen, 1, std::nullopt);
+    h.finish(*h.pop(), job_outcome::failure("boom"));
+    std::vector<job_event> given_back;
+    for (int i = 0; i < 10 && given_back.empty(); ++i) {
+        for (auto& p : h.take<action::publish>())
+            h.core.copy_refused(p.publish_id, amqp::make_error_code(amqp::errc::publish_nacked), 0, h.now());
+        h.advance(1s);
+        given_back = h.events(job_event::kind::requeued);
+    }
+    REQUIRE(given_back.size() == 1);
+    CHECK(given_back[0].reason == "copy-failed");
+    // By its deadline: consumer_timeout 5 s - margin 2 s after its delivery.
+    CHECK(h.clock.now() - delivered <= 3s);
+    CHECK(h.take<action::nack>().size() == 1);
+    CHECK(h.take<action::ack>().empty());
+}
+
+TEST_CASE("fault: a backward clock step: a job released early by the wall clock is held again, or parked") {
+    harness h;  // hold_horizon 2 s
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, 1s);
+    h.deliver(0, gen, 2, 1s);
+    h.clock.advance(1s);
+    h.clock.step_wall(-500ms);  // the wall clock goes back half a second
+    auto a = h.pop();
+    REQUIRE(a);
+    h.core.finished({std::move(*a), finished_job::result::not_yet_due, std::nullopt, {}}, h.now());
+    CHECK(h.queue.size() == 2);
+    h.clock.advance(499ms);
+    auto b = h.pop();  // the other one, due by the steady clock (a worker would hand it back too)
+    REQUIRE(b);
+    CHECK(b->delivery_tag == 2);
+    CHECK_FALSE(h.pop());  // the first one waits the half second the step added
+    h.clock.advance(1ms);
+    a = h.pop();
+    REQUIRE(a);
+    CHECK(a->delivery_tag == 1);
+    h.clock.step_wall(-1h);  // then far back: beyond the hold horizon
+    h.core.finished({std::move(*a), finished_job::result::not_yet_due, std::nullopt, {}}, h.now());
+    auto ps = h.take<action::publish>();
+    REQUIRE(ps.size() == 1);
+    CHECK(ps[0].routing_key.rfind("jobs.wait.", 0) == 0);
+}
+
+TEST_CASE("stop: held and not started jobs go back with one multiple nack per lane") {
+    harness h;
+    const auto gen = h.subscribe();
+    for (std::uint64_t t = 1; t <= 5; ++t) h.deliver(0, gen, t, 1s);
+    h.core.stop(h.now());
+    CHECK(h.take<action::cancel_lane>().size() == 1);
+    h.core.give_back(h.queue.drain(), h.now());
+    auto nacks = h.take<action::nack>();
+    REQUIRE(nacks.size() == 1);
+    CHECK(nacks[0].multiple);
+    CHECK(nacks[0].tag == 5);
+    CHECK(h.events(job_event::kind::requeued).size() == 5);
+}
+
+TEST_CASE("a lost lane is resubscribed after a pause, not while stopping") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.core.lane_lost(0, gen, "channel closed: PRECONDITION_FAILED", h.now());
+    CHECK(h.take<action::close_lane>().size() == 1);
+    CHECK(h.take<action::subscribe>().empty());
+    h.advance(200ms);
+    CHECK(h.take<action::subscribe>().size() == 1);
+    const auto g2 = h.subscribe();
+    h.core.stop(h.now());
+    h.core.lane_lost(0, g2, "closed", h.now());
+    h.advance(1s);
+    CHECK(h.take<action::subscribe>().empty());
+}

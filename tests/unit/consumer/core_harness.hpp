@@ -1,0 +1,150 @@
+// A consumer core driven by hand: a fake clock, the real delay queue on it
+// as the job store, and helpers to deliver, run and look at the actions.
+// No broker, no threads: a test plays the driver and the workers.
+#pragma once
+
+#include "core/consumer_core.hpp"
+
+#include "tarry/contract/schedule_headers.hpp"
+#include "tarry/schedule/fake_clock.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace core_test {
+
+using namespace tarry;
+using namespace tarry::detail;
+using namespace std::chrono_literals;
+
+/// A store that counts the passes take_if() makes over the held jobs.
+class counting_store final : public job_store {
+public:
+    explicit counting_store(delay_queue<held_job, fake_clock>& q) : inner_(q) {}
+    bool hold(held_job&& j, steady_time due, std::size_t bytes) override { return inner_.hold(std::move(j), due, bytes); }
+    bool ready(held_job&& j, steady_time due, std::size_t bytes) override {
+        return inner_.ready(std::move(j), due, bytes);
+    }
+    void wake() override { inner_.wake(); }
+    std::optional<held_item> take_latest() override { return inner_.take_latest(); }
+    std::optional<steady_time> latest_due() const override { return inner_.latest_due(); }
+    std::optional<steady_time> earliest_due() const override { return inner_.earliest_due(); }
+    std::vector<held_item> take_if(const std::function<bool(const held_job&)>& pred) override {
+        ++passes;
+        return inner_.take_if(pred);
+    }
+    std::vector<held_item> drain() override { return inner_.drain(); }
+    std::size_t size() const override { return inner_.size(); }
+    std::size_t bytes() const override { return inner_.bytes(); }
+    std::size_t passes = 0;
+
+private:
+    delay_queue_store<fake_clock> inner_;
+};
+
+inline subscription_options small_options() {
+    subscription_options o;
+    o.queue = "jobs";
+    o.workers = 1;
+    o.broker_consumer_timeout = 5s;
+    o.hold_horizon = 2s;
+    o.retry = retry::backoff_policy::exponential(100ms, 2.0, 10s);
+    o.retry->max_attempts = 3;
+    return o;
+}
+
+struct harness {
+    explicit harness(subscription_options o = small_options())
+        : options(std::move(o)),
+          queue({}, clock),
+          store(queue),
+          core(options, store, counters, retry::make_random_source(7), clock.now()) {}
+
+    moment now() const { return {clock.now(), clock.wall_now()}; }
+    void advance(std::chrono::nanoseconds d) {
+        clock.advance(d);
+        core.tick(now());
+    }
+
+    /// Subscribes: lane `lane` opens and consumes. Returns its generation.
+    std::uint32_t open_lane(std::size_t lane = 0) {
+        const auto gen = core.lane_opened(lane);
+        core.lane_consuming(lane, gen, "ctag-" + std::to_string(lane));
+        return gen;
+    }
+    std::uint32_t subscribe() {
+        core.subscribed();
+        auto starts = take<action::start_lane>();
+        REQUIRE(starts.size() == 1);
+        return open_lane(starts[0].lane);
+    }
+
+    /// Delivers a job due `in` from now (nothing: no schedule header, due at once).
+    void deliver(std::size_t lane, std::uint32_t gen, std::uint64_t tag, std::optional<std::chrono::milliseconds> in,
+                 std::string id = {}) {
+        amqp::delivery d;
+        d.delivery_tag = tag;
+        d.msg.properties.message_id = id.empty() ? "job-" + std::to_string(tag) : id;
+        if (in) contract::write_schedule(d.msg.properties, clock.wall_now() + *in, clock.wall_now());
+        d.msg.body = {'x'};
+        core.delivery(lane, gen, std::move(d), now());
+    }
+
+    /// What a worker would take now (due by the store's clock), or nothing.
+    std::optional<held_job> pop() {
+        auto it = queue.try_pop();
+        if (!it) return std::nullopt;
+        return std::move(it->value);
+    }
+    void finish(held_job j, job_outcome outcome) {
+        core.finished({std::move(j), finished_job::result::ran, std::move(outcome), clock.wall_now()}, now());
+    }
+
+    /// Takes every action out of the core, keeps them in `log`.
+    void collect() {
+        std::vector<core_action> out;
+        core.take_actions(out);
+        for (auto& a : out) log.push_back(std::move(a));
+    }
+    /// The actions of type A collected so far, taken out of the log.
+    template <class A>
+    std::vector<A> take() {
+        collect();
+        std::vector<A> found;
+        std::vector<core_action> rest;
+        for (auto& a : log) {
+            if (auto* x = std::get_if<A>(&a)) {
+                found.push_back(std::move(*x));
+            } else {
+                rest.push_back(std::move(a));
+            }
+        }
+        log = std::move(rest);
+        return found;
+    }
+    /// The events of kind k collected so far, taken out of the log.
+    std::vector<job_event> events(job_event::kind k) {
+        std::vector<job_event> found;
+        for (auto& e : take<action::emit>()) {
+            if (e.event.what == k) {
+                found.push_back(std::move(e.event));
+            } else {
+                log.push_back(action::emit{std::move(e.event)});
+            }
+        }
+        return found;
+    }
+
+    fake_clock clock;
+    subscription_options options;
+    delay_queue<held_job, fake_clock> queue;
+    counting_store store;
+    core_counters counters;
+    consumer_core core;
+    std::vector<core_action> log;
+};
+
+}  // namespace core_test

@@ -1,0 +1,135 @@
+// The workers' side of the consumer: a job whose delivery is no longer
+// current or that the wall clock says is not due is never run; outcomes go
+// back in batches; a handler abandoned at stop() gets its event and its
+// outcome is discarded.
+#include "consumer_workers.hpp"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <future>
+#include <latch>
+#include <thread>
+
+using namespace tarry;
+using namespace tarry::detail;
+using namespace std::chrono_literals;
+
+namespace {
+struct fixture {
+    explicit fixture(job_handler handler)
+        : generations(std::make_shared<lane_generations>(2)),
+          counters(std::make_shared<core_counters>()),
+          ctx(std::make_shared<worker_context>(
+              std::move(handler), nullptr,
+              [this](const job_event& e) {
+                  std::lock_guard lock(mutex);
+                  events.push_back(e);
+              },
+              counters, generations, [this] { ++delivered; })) {
+        generations->set(0, 1);
+    }
+    held_item item(wall_time due, std::uint32_t generation = 1) {
+        held_job j;
+        j.due = due;
+        j.generation = generation;
+        j.delivery_tag = 7;
+        amqp::message m;
+        m.properties.message_id = "a";
+        j.msg = packed_message::pack(m);
+        return {std::move(j), {}, 0};
+    }
+    std::vector<job_event::kind> kinds() {
+        std::lock_guard lock(mutex);
+        std::vector<job_event::kind> out;
+        for (auto& e : events) out.push_back(e.what);
+        return out;
+    }
+
+    std::mutex mutex;
+    std::vector<job_event> events;
+    std::atomic<int> delivered{0};
+    std::shared_ptr<lane_generations> generations;
+    std::shared_ptr<core_counters> counters;
+    std::shared_ptr<worker_context> ctx;
+};
+}  // namespace
+
+TEST_CASE("a job due later by the wall clock is handed back unrun (never early after a clock step)") {
+    std::atomic<int> calls{0};
+    fixture f([&](const job&) {
+        ++calls;
+        return job_outcome::success();
+    });
+    auto it = f.item(std::chrono::system_clock::now() + 1h);
+    f.ctx->run(it);
+    CHECK(calls == 0);
+    auto out = f.ctx->take_finished();
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].what == finished_job::result::not_yet_due);
+}
+
+TEST_CASE("a job whose delivery is no longer current is handed back unrun") {
+    std::atomic<int> calls{0};
+    fixture f([&](const job&) {
+        ++calls;
+        return job_outcome::success();
+    });
+    auto it = f.item(std::chrono::system_clock::now(), 2);
+    f.ctx->run(it);
+    CHECK(calls == 0);
+    auto out = f.ctx->take_finished();
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].what == finished_job::result::not_current);
+}
+
+TEST_CASE("outcomes go back in one batch per announcement; a throw is a failure") {
+    fixture f([](const job& j) -> job_outcome {
+        if (j.attempt == 2) throw std::runtime_error("nope");
+        return job_outcome::success();
+    });
+    auto a = f.item(std::chrono::system_clock::now());
+    auto b = f.item(std::chrono::system_clock::now());
+    b.value.attempt = 2;
+    f.ctx->run(a);
+    f.ctx->run(b);
+    CHECK(f.delivered == 1);
+    auto out = f.ctx->take_finished();
+    REQUIRE(out.size() == 2);
+    CHECK(out[1].outcome->what() == job_outcome::kind::failure);
+    CHECK(out[1].outcome->error() == "nope");
+    CHECK(f.kinds() == std::vector{job_event::kind::run, job_event::kind::run});
+    CHECK(f.counters->started == 2);
+}
+
+TEST_CASE("fault: a handler still running at stop is abandoned: its event now, its outcome discarded") {
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    std::latch entered(1);
+    fixture f([&](const job&) {
+        entered.count_down();
+        released.wait();
+        return job_outcome::success();
+    });
+    auto it = f.item(std::chrono::system_clock::now());
+    std::thread worker([&] { f.ctx->run(it); });
+    entered.wait();
+    CHECK(f.counters->running == 1);
+    CHECK(f.ctx->abandon_running(std::chrono::system_clock::now()) == 1);
+    CHECK(f.kinds() == std::vector{job_event::kind::run, job_event::kind::abandoned});
+    CHECK(f.counters->abandoned == 1);
+    release.set_value();
+    worker.join();
+    CHECK(f.ctx->take_finished().empty());  // never acknowledged: the broker redelivers it
+    CHECK(f.delivered == 0);
+    CHECK(f.counters->running == 0);
+}
+
+TEST_CASE("after close() no outcome is delivered") {
+    fixture f([](const job&) { return job_outcome::success(); });
+    f.ctx->close();
+    auto it = f.item(std::chrono::system_clock::now());
+    f.ctx->run(it);
+    CHECK(f.delivered == 0);
+    CHECK(f.ctx->take_finished().empty());
+}
