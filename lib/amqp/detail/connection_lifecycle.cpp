@@ -135,7 +135,8 @@ void connection_lifecycle::reconnect_after(diagnostics why, attempt_failure f,
         return;
     }
     state_ = state::waiting_to_reconnect;
-    out.emplace_back(act::call_on_reconnect_scheduled{policy_.failures(), decision.delay, std::move(why)});
+    out.emplace_back(
+        act::call_on_reconnect_scheduled{policy_.failures(), decision.delay, std::move(why)});
     out.emplace_back(act::arm_timer{decision.delay});
 }
 

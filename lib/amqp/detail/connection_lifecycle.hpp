@@ -7,17 +7,21 @@
 // policy, the random source of its jitter and the time of the loss; time
 // comes in with the inputs. Single-threaded, no I/O.
 //
-//   state                 connect        close                  opened   ended                       timer
-//   idle                  → connecting   complete closes        -        -                           -
-//   connecting            (waits)        → aborting             → open   → closed (never retried)     -
-//   open                  complete now   → closing              -        on_lost; → waiting, or
-//                                                                        → closed (reconnect off)    -
-//   waiting_to_reconnect  (waits)        → closed (cancelled)   -        -                           → reconnecting
-//   reconnecting          (waits)        → aborting             → open   → waiting, or → closed      -
-//                                                                        (the policy gave up)
-//   closing               complete now   (waits)                -        → closed                    -
-//   aborting              (waits)        (waits)                ignored  → closed                    -
-//   closed                → connecting   complete closes        -        -                           -
+// What each input does, by state (anything not listed changes nothing;
+// the connect and close waiters not mentioned wait):
+//   idle, closed  connect: start_attempt -> connecting. close: completes at once.
+//   connecting    opened -> open. ended: a failed attempt, never retried -> closed.
+//                 close: close_session -> aborting.
+//   open          connect: completes at once. close: close_session -> closing.
+//                 ended: lost, on_lost, then -> waiting_to_reconnect, or -> closed
+//                 when reconnect is off or the policy gives up.
+//   waiting_to_reconnect
+//                 timer: start_attempt -> reconnecting. close: the timer is
+//                 cancelled -> closed.
+//   reconnecting  opened -> open. ended: -> waiting_to_reconnect, or -> closed
+//                 when the policy gives up. close: close_session -> aborting.
+//   closing       connect: completes at once. ended: the close is done -> closed.
+//   aborting      ended: the close is done -> closed; opened is ignored.
 //
 // Promises:
 // - The caller's connect makes one attempt; its failure closes the
