@@ -1,4 +1,5 @@
-// The Asio driver: sessions, the read/write loop, timers, events, reconnects.
+// The Asio driver: sessions, the read/write loop, timers, events, and the
+// connection's life (connection_lifecycle's inputs and actions).
 #include "connection_impl.hpp"
 
 #include "tarry/amqp/url.hpp"
@@ -59,8 +60,7 @@ connection_impl::connection_impl(asio::any_io_executor ex, connection_config con
       strand_(asio::make_strand(ex)),
       config_(std::move(config)),
       hooks_(std::move(hooks)),
-      reconnect_(config_.reconnect_backoff, config_.refused_reconnect_interval),
-      random_(retry::make_random_source()),
+      lifecycle_(config_, retry::make_random_source()),
       reconnect_timer_(strand_) {
     if (config_.tls) {
         tls_context_.emplace(asio::ssl::context::tls_client);
@@ -109,43 +109,15 @@ void connection_impl::set_last_error(const diagnostics& d) {
 
 void connection_impl::connect(void_handler h) {
     asio::post(strand_, [self = shared_from_this(), h = std::move(h)]() mutable {
-        if (self->phase_ == phase::open) {
-            complete_handler(std::move(h), self->strand_, std::error_code{});
-            return;
-        }
         self->connect_waiters_.push_back(std::move(h));
-        if (self->phase_ == phase::idle || self->phase_ == phase::closed) {
-            self->closing_by_user_ = false;
-            self->reconnecting_ = false;
-            self->reconnect_.reset();
-            self->start_attempt();
-        }
+        self->feed(life::input::connect_requested{});
     });
 }
 
 void connection_impl::close(void_handler h) {
     asio::post(strand_, [self = shared_from_this(), h = std::move(h)]() mutable {
-        self->closing_by_user_ = true;
-        self->reconnect_timer_.cancel();
-        const bool live = self->session_ && !self->session_->machine.finished();
-        if (!live) {
-            const bool was_closed = self->phase_ == phase::closed || self->phase_ == phase::idle;
-            if (h) complete_handler(std::move(h), self->strand_, std::error_code{});
-            if (!was_closed) {
-                diagnostics d{errc::connection_closed, "closed by the client", std::nullopt};
-                self->finalize(d);
-            }
-            return;
-        }
         if (h) self->close_waiters_.push_back(std::move(h));
-        auto& m = self->session_->machine;
-        if (m.current_state() == connection_machine::state::idle) {
-            // Still resolving, connecting or in TLS: abandon the attempt.
-            m.abort(errc::connection_closed, "closed by the client while connecting");
-        } else {
-            m.close(0, clock::now());
-        }
-        self->pump(self->session_);
+        self->feed(life::input::close_requested{});
     });
 }
 
@@ -153,7 +125,7 @@ void connection_impl::shutdown() { close(void_handler{}); }
 
 void connection_impl::wait_unblocked(void_handler h) {
     asio::post(strand_, [self = shared_from_this(), h = std::move(h)]() mutable {
-        if (self->phase_ != phase::open) {
+        if (!self->lifecycle_.connection_up()) {
             complete_handler(std::move(h), self->strand_,
                              std::error_code(errc::not_connected));
         } else if (!self->blocked_) {
@@ -234,7 +206,6 @@ void connection_impl::start_attempt() {
     auto s = std::make_shared<session>(strand_, tls_context_ ? &*tls_context_ : nullptr,
                                        machine_config(config_), ++generation_);
     session_ = s;
-    phase_ = phase::connecting;
 
     if (!tls_setup_error_.empty()) {
         fail_attempt(s, errc::tls_handshake_failed, tls_setup_error_);
@@ -477,9 +448,7 @@ void connection_impl::handle(const std::shared_ptr<session>& s, event& e) {
                     if (hooks_.on_blocked) hooks_.on_blocked(ev.reason);
                 } else {
                     if (hooks_.on_unblocked) hooks_.on_unblocked();
-                    auto waiters = std::move(unblock_waiters_);
-                    unblock_waiters_.clear();
-                    for (auto& w : waiters) complete_handler(std::move(w), strand_, std::error_code{});
+                    complete_all(unblock_waiters_, std::error_code{});
                 }
             } else if constexpr (std::is_same_v<E, ev_flow>) {
                 // Already answered by the machine; RabbitMQ uses connection.blocked instead.
@@ -491,23 +460,17 @@ void connection_impl::handle(const std::shared_ptr<session>& s, event& e) {
 void connection_impl::on_open(const std::shared_ptr<session>& s, ev_connection_open& e) {
     s->was_open = true;
     s->connect_timer.cancel();
-    phase_ = phase::open;
     open_ = true;
     blocked_ = false;
-    reconnect_.reset();
-    reconnecting_ = false;
     const auto n = ++connects_;
     connection_info info{e.limits.channel_max, e.limits.frame_max, e.limits.heartbeat,
                          std::move(e.server_properties), n};
     {
         std::lock_guard lock(mutex_);
-        info_ = info;
+        info_ = std::move(info);
         last_error_ = diagnostics{};
     }
-    auto waiters = std::move(connect_waiters_);
-    connect_waiters_.clear();
-    for (auto& w : waiters) complete_handler(std::move(w), strand_, std::error_code{});
-    if (hooks_.on_open) hooks_.on_open(info);
+    feed(life::input::opened{});
 }
 
 void connection_impl::on_closed(const std::shared_ptr<session>& s, ev_connection_closed& e) {
@@ -522,76 +485,79 @@ void connection_impl::on_closed(const std::shared_ptr<session>& s, ev_connection
     }
     diagnostics d{e.ec, e.detail, e.reply};
     set_last_error(d);
-    auto unblock = std::move(unblock_waiters_);
-    unblock_waiters_.clear();
-    for (auto& w : unblock) complete_handler(std::move(w), strand_, e.ec);
+    complete_all(unblock_waiters_, e.ec);
     if (!current) return;
+    feed(life::input::ended{std::move(d), s->refused, clock::now()});
+}
 
-    if (closing_by_user_) {
-        auto closers = std::move(close_waiters_);
-        close_waiters_.clear();
-        for (auto& w : closers) complete_handler(std::move(w), strand_, std::error_code{});
-        finalize(d);
-        return;
-    }
-    if (!s->was_open) {
-        ++failed_attempts_;
-        if (!reconnecting_) {
-            finalize(d);  // the first connect reports its failure; no retry
-        } else {
-            schedule_reconnect(std::move(d),
-                               s->refused ? attempt_failure::refused : attempt_failure::other);
-        }
-        return;
-    }
-    ++connections_lost_;
-    if (hooks_.on_lost) hooks_.on_lost(d);
-    if (config_.reconnect) {
-        reconnecting_ = true;
-        failures_since_ = clock::now();
-        schedule_reconnect(std::move(d), attempt_failure::other);
+// ---- the connection's life ----------------------------------------------------------
+
+void connection_impl::feed(life::any_input in) {
+    for (auto& a : lifecycle_.on(std::move(in))) perform(a);
+}
+
+void connection_impl::perform(life::any_action& a) {
+    namespace act = life::action;
+    std::visit(
+        [&](auto& x) {
+            using A = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<A, act::start_attempt>) {
+                start_attempt();
+            } else if constexpr (std::is_same_v<A, act::close_session>) {
+                close_session();
+            } else if constexpr (std::is_same_v<A, act::arm_timer>) {
+                reconnect_timer_.expires_after(x.delay);
+                reconnect_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+                    if (!ec) self->feed(life::input::timer_fired{});
+                });
+            } else if constexpr (std::is_same_v<A, act::cancel_timer>) {
+                reconnect_timer_.cancel();
+            } else if constexpr (std::is_same_v<A, act::complete_connects>) {
+                complete_all(connect_waiters_, x.ec);
+            } else if constexpr (std::is_same_v<A, act::complete_closes>) {
+                complete_all(close_waiters_, std::error_code{});
+            } else if constexpr (std::is_same_v<A, act::count_failed_attempt>) {
+                ++failed_attempts_;
+            } else if constexpr (std::is_same_v<A, act::count_lost>) {
+                ++connections_lost_;
+            } else if constexpr (std::is_same_v<A, act::set_last_error>) {
+                set_last_error(x.diag);
+            } else if constexpr (std::is_same_v<A, act::call_on_open>) {
+                if (hooks_.on_open) {
+                    if (const auto i = info()) hooks_.on_open(*i);
+                }
+            } else if constexpr (std::is_same_v<A, act::call_on_lost>) {
+                if (hooks_.on_lost) hooks_.on_lost(x.diag);
+            } else if constexpr (std::is_same_v<A, act::call_on_reconnect_scheduled>) {
+                if (hooks_.on_reconnect_scheduled)
+                    hooks_.on_reconnect_scheduled(x.attempt, x.delay, x.diag);
+            } else if constexpr (std::is_same_v<A, act::call_on_closed>) {
+                if (hooks_.on_closed) hooks_.on_closed(x.diag);
+            } else if constexpr (std::is_same_v<A, act::release_hooks>) {
+                // Nothing will run again: drop the user's callbacks, which may hold
+                // channel handles (and through them this connection).
+                hooks_ = connection_hooks{};
+            }
+        },
+        a);
+}
+
+void connection_impl::close_session() {
+    if (!session_ || session_->machine.finished()) return;
+    auto& m = session_->machine;
+    if (m.current_state() == connection_machine::state::idle) {
+        // Still resolving, connecting or in TLS: abandon the attempt.
+        m.abort(errc::connection_closed, "closed by the client while connecting");
     } else {
-        finalize(d);
+        m.close(0, clock::now());
     }
+    pump(session_);
 }
 
-void connection_impl::schedule_reconnect(diagnostics d, attempt_failure f) {
-    const auto elapsed =
-        std::chrono::duration_cast<retry::duration>(clock::now() - failures_since_);
-    const auto decision = reconnect_.after(f, elapsed, random_);
-    if (!decision.retry) {
-        d.message += " (no more reconnect attempts: " + decision.reason + ")";
-        set_last_error(d);
-        finalize(d);
-        return;
-    }
-    phase_ = phase::waiting_reconnect;
-    if (hooks_.on_reconnect_scheduled)
-        hooks_.on_reconnect_scheduled(reconnect_.failures(), decision.delay, d);
-    reconnect_timer_.expires_after(decision.delay);
-    reconnect_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-        if (ec || self->closing_by_user_ || self->phase_ != phase::waiting_reconnect) return;
-        self->start_attempt();
-    });
-}
-
-void connection_impl::finalize(const diagnostics& d) {
-    phase_ = phase::closed;
-    reconnecting_ = false;
-    open_ = false;
-    auto waiters = std::move(connect_waiters_);
-    connect_waiters_.clear();
-    const std::error_code ec = d.code ? d.code : make_error_code(errc::connection_closed);
-    for (auto& w : waiters) complete_handler(std::move(w), strand_, ec);
-    auto closers = std::move(close_waiters_);
-    close_waiters_.clear();
-    for (auto& w : closers) complete_handler(std::move(w), strand_, std::error_code{});
-    if (hooks_.on_closed) hooks_.on_closed(d);
-    if (closing_by_user_) {
-        // Nothing will run again: drop the user's callbacks, which may hold
-        // channel handles (and through them this connection).
-        hooks_ = connection_hooks{};
-    }
+void connection_impl::complete_all(std::vector<void_handler>& waiters, std::error_code ec) {
+    auto done = std::move(waiters);
+    waiters.clear();
+    for (auto& w : done) complete_handler(std::move(w), strand_, ec);
 }
 
 }  // namespace tarry::amqp::detail

@@ -4,19 +4,20 @@
 // it (run_op and the connection/channel front ends) and the snapshot
 // accessors (atomics or the mutex). One `session` per transport connection:
 // its socket, its machine and its timers; a reconnect makes a new session,
-// and a stale session's late completions are ignored.
+// and a stale session's late completions are ignored. When to make an
+// attempt, reconnect or give up, and whom to tell, is connection_lifecycle's
+// to decide: the driver feeds it what happened and does what it answers.
 #pragma once
 
 #include "channel_shared.hpp"
+#include "connection_lifecycle.hpp"
 #include "connection_machine.hpp"
-#include "reconnect_policy.hpp"
 #include "transport.hpp"
 #include "unique_function.hpp"
 
 #include "tarry/amqp/channel.hpp"
 #include "tarry/amqp/connection.hpp"
 #include "tarry/amqp/connection_config.hpp"
-#include "tarry/retry/backoff.hpp"
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/associated_cancellation_slot.hpp>
@@ -100,7 +101,6 @@ public:
 
 private:
     struct session;
-    enum class phase { idle, connecting, open, waiting_reconnect, closed };
 
     template <class Handler, class Convert>
     op_id add_op(Handler h, Convert convert) {
@@ -134,11 +134,15 @@ private:
     void handle(const std::shared_ptr<session>& s, event& e);
     void on_open(const std::shared_ptr<session>& s, ev_connection_open& e);
     void on_closed(const std::shared_ptr<session>& s, ev_connection_closed& e);
-    /// Waits the pause `reconnect_` gives after failure `f`, then tries
-    /// again; or gives up (finalize) when its limits are reached.
-    void schedule_reconnect(diagnostics diag, attempt_failure f);
-    void finalize(const diagnostics& diag);
     void set_last_error(const diagnostics& d);
+
+    /// Feeds `in` to lifecycle_ and does what it answers, in order.
+    void feed(life::any_input in);
+    void perform(life::any_action& a);
+    /// Ends the current session: abandons its attempt, or closes it cleanly.
+    void close_session();
+    /// Completes and forgets every waiter in `waiters`, with `ec`.
+    void complete_all(std::vector<void_handler>& waiters, std::error_code ec);
 
     boost::asio::any_io_executor executor_;
     strand_type strand_;
@@ -148,7 +152,7 @@ private:
     std::string tls_setup_error_;
 
     // Strand only.
-    phase phase_ = phase::idle;
+    connection_lifecycle lifecycle_;
     std::shared_ptr<session> session_;
     std::uint64_t generation_ = 0;
     op_id next_op_ = 1;
@@ -162,11 +166,6 @@ private:
     std::vector<void_handler> connect_waiters_;
     std::vector<void_handler> close_waiters_;
     std::vector<void_handler> unblock_waiters_;
-    bool closing_by_user_ = false;
-    bool reconnecting_ = false;
-    reconnect_policy reconnect_;                              // the pause after each failure
-    std::chrono::steady_clock::time_point failures_since_{};  // when the connection was lost
-    retry::random_source random_;
     boost::asio::steady_timer reconnect_timer_;
 
     // Any thread.
