@@ -23,11 +23,14 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace tarry {
@@ -65,25 +68,13 @@ public:
     /// std::invalid_argument if threads is 0 or a handler is empty, and
     /// std::system_error if a thread cannot start.
     worker_pool(queue_type& queue, std::size_t threads, job_handler run, error_handler on_error)
-        : queue_(queue), clock_(queue.clock()), run_(std::move(run)), on_error_(std::move(on_error)) {
+        : queue_(queue), shared_(std::make_shared<shared>(queue.clock(), std::move(run), std::move(on_error))) {
         if (threads == 0) throw std::invalid_argument("worker_pool: at least one thread is needed");
-        if (!run_ || !on_error_) throw std::invalid_argument("worker_pool: a handler is empty");
+        if (!shared_->run || !shared_->on_error) throw std::invalid_argument("worker_pool: a handler is empty");
         workers_.reserve(threads);
-        handed_back_.reserve(threads);  // at most one per worker: never grows in work()
+        shared_->handed_back.reserve(threads);  // at most one per worker: never grows in work()
         try {
-            for (std::size_t i = 0; i < threads; ++i) {
-                {
-                    std::lock_guard lock(mutex_);
-                    ++live_;
-                }
-                try {
-                    workers_.emplace_back([this] { work(); });
-                } catch (...) {
-                    std::lock_guard lock(mutex_);
-                    --live_;
-                    throw;
-                }
-            }
+            for (std::size_t i = 0; i < threads; ++i) start_worker();
         } catch (...) {
             halt();
             throw;
@@ -103,25 +94,26 @@ public:
     /// after the grace period even if jobs still run (see still_running);
     /// the destructor waits for them. A second call returns nothing new.
     stop_result stop(steady_time::duration grace) {
-        const steady_time deadline = clock_.now() + grace;
+        shared& s = *shared_;
+        const steady_time deadline = s.clock.now() + grace;
         {
-            std::lock_guard lock(mutex_);
-            stopping_ = true;
+            std::lock_guard lock(s.mutex);
+            s.stopping = true;
         }
         queue_.close();
         stop_.request_stop();
 
         stop_result out;
         {
-            std::unique_lock lock(mutex_);
+            std::unique_lock lock(s.mutex);
             // Idle workers leave at once (the queue is closed); wait until
             // each worker has left or is inside a job, so that no item taken
             // but not started can appear after this point.
-            while (live_ != running_) cv_.wait(lock);
-            while (running_ > 0 && clock_.now() < deadline) cv_.wait_until(lock, deadline);
-            out.still_running = running_;
-            out.not_started = std::move(handed_back_);
-            handed_back_.clear();
+            while (s.live != s.running) s.cv.wait(lock);
+            while (s.running > 0 && s.clock.now() < deadline) s.cv.wait_until(lock, deadline);
+            out.still_running = s.running;
+            out.not_started = std::move(s.handed_back);
+            s.handed_back.clear();
         }
         auto rest = queue_.drain();
         out.not_started.reserve(out.not_started.size() + rest.size());
@@ -130,50 +122,100 @@ public:
     }
 
     worker_pool_stats stats() const {
-        std::lock_guard lock(mutex_);
-        return {live_, running_, completed_, failed_, unreported_};
+        std::lock_guard lock(shared_->mutex);
+        return {shared_->live, shared_->running, shared_->completed, shared_->failed, shared_->unreported};
     }
 
 private:
-    void work() {
-        const std::stop_token stop = stop_.get_token();
-        for (;;) {
-            auto it = queue_.pop(stop);
+    // How a job ended.
+    enum class outcome { completed, failed, unreported };
+
+    // What the pool and its worker threads share: the handlers, and the
+    // state and counters under the mutex. Each thread co-owns it.
+    struct shared {
+        shared(const Clock& c, job_handler r, error_handler e)
+            : run(std::move(r)), on_error(std::move(e)), clock(c) {}
+
+        const job_handler run;
+        const error_handler on_error;
+        const Clock clock;
+
+        std::mutex mutex;
+        typename Clock::condition_variable cv{clock};
+        std::size_t live = 0;
+        std::size_t running = 0;
+        bool stopping = false;
+        std::vector<item> handed_back;
+        std::uint64_t completed = 0;
+        std::uint64_t failed = 0;
+        std::uint64_t unreported = 0;
+
+        // A worker took it (empty: the queue closed or stop was requested).
+        // True if the job is to run; false if the worker leaves (an item
+        // taken while stopping is handed back).
+        bool begin(std::optional<item>& it) {
             {
-                std::lock_guard lock(mutex_);
-                if (!it || stopping_) {
-                    if (it) handed_back_.push_back(std::move(*it));
-                    --live_;
-                    break;
+                std::lock_guard lock(mutex);
+                if (it && !stopping) {
+                    ++running;
+                    return true;
                 }
-                ++running_;
+                if (it) handed_back.push_back(std::move(*it));
+                --live;
             }
-            const bool ok = run_one(*it);
+            cv.notify_all();
+            return false;
+        }
+
+        // Runs the job; says how it ended (after telling the error handler).
+        outcome run_one(item& it) noexcept {
+            try {
+                run(it);
+                return outcome::completed;
+            } catch (...) {
+                try {
+                    on_error(it, std::current_exception());
+                    return outcome::failed;
+                } catch (...) {
+                    return outcome::unreported;
+                }
+            }
+        }
+
+        // A job ended: counts it, and wakes stop() if it waits.
+        void end(outcome o) {
             bool wake = false;
             {
-                std::lock_guard lock(mutex_);
-                --running_;
-                ++(ok ? completed_ : failed_);
-                wake = stopping_;
+                std::lock_guard lock(mutex);
+                --running;
+                ++(o == outcome::completed ? completed : failed);
+                if (o == outcome::unreported) ++unreported;
+                wake = stopping;
             }
-            if (wake) cv_.notify_all();
+            if (wake) cv.notify_all();
         }
-        cv_.notify_all();
+    };
+
+    // The body of a worker thread.
+    static void work(shared& s, queue_type& queue, std::stop_token stop) {
+        for (;;) {
+            auto it = queue.pop(stop);
+            if (!s.begin(it)) return;
+            s.end(s.run_one(*it));
+        }
     }
 
-    // Runs the job; false if it threw (then the error handler was told).
-    bool run_one(item& it) noexcept {
+    void start_worker() {
+        {
+            std::lock_guard lock(shared_->mutex);
+            ++shared_->live;
+        }
         try {
-            run_(it);
-            return true;
+            workers_.emplace_back([s = shared_, &q = queue_, stop = stop_.get_token()] { work(*s, q, stop); });
         } catch (...) {
-            try {
-                on_error_(it, std::current_exception());
-            } catch (...) {
-                std::lock_guard lock(mutex_);
-                ++unreported_;
-            }
-            return false;
+            std::lock_guard lock(shared_->mutex);
+            --shared_->live;
+            throw;
         }
     }
 
@@ -183,20 +225,7 @@ private:
     }
 
     queue_type& queue_;
-    const Clock clock_;
-    const job_handler run_;
-    const error_handler on_error_;
-
-    mutable std::mutex mutex_;
-    typename Clock::condition_variable cv_{clock_};
-    std::size_t live_ = 0;
-    std::size_t running_ = 0;
-    bool stopping_ = false;
-    std::vector<item> handed_back_;
-    std::uint64_t completed_ = 0;
-    std::uint64_t failed_ = 0;
-    std::uint64_t unreported_ = 0;
-
+    const std::shared_ptr<shared> shared_;
     std::stop_source stop_;
     std::vector<std::jthread> workers_;  // last: joined before the rest is destroyed
 };
