@@ -9,11 +9,13 @@
 #include <chrono>
 #include <future>
 #include <latch>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace std::chrono_literals;
@@ -46,6 +48,44 @@ bool wait_for(std::latch& l) {
     // A bound, not a speed assertion.
     for (int i = 0; i < 500; ++i) {
         if (l.try_wait()) return true;
+        std::this_thread::sleep_for(10ms);
+    }
+    return false;
+}
+
+// A job that blocks until the test releases it, and a way to know when the
+// pool's threads have let go of its handlers.
+struct blocking_job {
+    std::latch started{1};
+    std::latch release{1};
+    std::future<void> handlers_gone;  // ready once the last copy of the handler is destroyed
+
+    // Owned by the handler: tells when destroyed, touching nothing the test owns.
+    struct tell_when_gone {
+        explicit tell_when_gone(std::promise<void> p) : gone(std::move(p)) {}
+        ~tell_when_gone() { gone.set_value(); }
+        std::promise<void> gone;
+    };
+
+    // The job handler (call once): captures the guard by shared ownership and
+    // the latches, which the test keeps until the job has returned.
+    pool::job_handler handler(bool throw_at_end = false) {
+        std::promise<void> gone;
+        handlers_gone = gone.get_future();
+        auto guard = std::make_shared<tell_when_gone>(std::move(gone));
+        return [this, guard, throw_at_end](pool::item&) {
+            started.count_down();
+            release.wait();
+            if (throw_at_end) throw std::runtime_error("late");
+        };
+    }
+};
+
+// Reads stats until pred holds (a bound, not a speed assertion).
+template <class Pred>
+bool wait_for_stats(const pool& p, Pred pred) {
+    for (int i = 0; i < 500; ++i) {
+        if (pred(p.stats())) return true;
         std::this_thread::sleep_for(10ms);
     }
     return false;
@@ -164,40 +204,131 @@ TEST_CASE("stop: running jobs finish within the grace period; the rest is handed
     CHECK(q.closed());
     CHECK(q.empty());
     CHECK(p.stats().running == 0);
+    CHECK(p.stats().abandoned == 0);
 }
 
-TEST_CASE("stop: a job that outlives the grace period is reported, then waited for") {
+TEST_CASE("stop: a job that outlives the grace is abandoned; stop() returns at the deadline") {
     fake_clock clk;
-    queue q({}, clk);
-    std::promise<void> release;
-    auto released = release.get_future().share();
-    std::latch started(1);
-    std::atomic<bool> finished{false};
-    std::optional<pool> p;
-    p.emplace(
-        q, 1,
-        [&](pool::item&) {
-            started.count_down();
-            released.wait();
-            finished = true;
-        },
-        [](pool::item&, std::exception_ptr) {});
-    q.push(0, clk.now());
-    REQUIRE(wait_for(started));
-    q.push(1, clk.now() + 1h);
+    auto q = std::make_unique<queue>(tarry::delay_queue_limits{}, clk);
+    blocking_job job;
+    auto p = std::make_unique<pool>(*q, 1, job.handler(), [](pool::item&, std::exception_ptr) {});
+    q->push(0, clk.now());
+    REQUIRE(wait_for(job.started));
+    q->push(1, clk.now() + 1h);
 
     auto stopped = std::async(std::launch::async, [&] { return p->stop(5s); });
     REQUIRE(clk.wait_for_sleepers(1));  // stop() waits for the running job
-    clk.advance(5s);
+    clk.advance(5s - 1ns);
+    CHECK(stopped.wait_for(0s) == std::future_status::timeout);
+    clk.advance(1ns);  // the deadline
     REQUIRE(stopped.wait_for(5s) == std::future_status::ready);
     const auto r = stopped.get();
     CHECK(r.still_running == 1);
     REQUIRE(r.not_started.size() == 1);
     CHECK(r.not_started[0].value == 1);
-    CHECK_FALSE(finished);
-    release.set_value();
-    p.reset();  // joins: waits for the running job
-    CHECK(finished);
+    const auto s = p->stats();
+    CHECK(s.abandoned == 1);
+    CHECK(s.running == 1);  // still running, on its own
+    CHECK(s.threads == 1);
+    CHECK(s.completed == 0);
+
+    // Neither the pool's destructor nor the queue's waits for the job.
+    auto destroyed = std::async(std::launch::async, [&] {
+        p.reset();
+        q.reset();
+    });
+    CHECK(destroyed.wait_for(5s) == std::future_status::ready);
+    CHECK(job.handlers_gone.wait_for(0s) == std::future_status::timeout);  // the thread holds them
+    job.release.count_down();  // the job returns to a pool and a queue that are gone
+    destroyed.wait();
+    CHECK(job.handlers_gone.wait_for(5s) == std::future_status::ready);
+}
+
+TEST_CASE("stop: an abandoned job's return is not counted; what it throws is still reported") {
+    fake_clock clk;
+    queue q({}, clk);
+    blocking_job job;
+    std::atomic<int> reported{0};
+    std::optional<pool> p;
+    p.emplace(q, 1, job.handler(true), [&](pool::item&, std::exception_ptr) { ++reported; });
+    q.push(0, clk.now());
+    REQUIRE(wait_for(job.started));
+    CHECK(p->stop(0s).still_running == 1);  // no grace: abandoned at once
+    job.release.count_down();
+    REQUIRE(wait_for_stats(*p, [](const auto& s) { return s.running == 0 && s.threads == 0; }));
+    const auto s = p->stats();
+    CHECK(s.threads == 0);
+    CHECK(s.abandoned == 1);
+    CHECK(s.completed == 0);
+    CHECK(s.failed == 0);
+    CHECK(s.unreported == 0);
+    CHECK(reported == 1);
+    CHECK(p->stop(1s).still_running == 0);  // a second stop() abandons nothing new
+    CHECK(p->stats().abandoned == 1);
+    p.reset();
+    CHECK(job.handlers_gone.wait_for(5s) == std::future_status::ready);
+}
+
+TEST_CASE("stop: a job that ends within the grace period is joined, not abandoned") {
+    fake_clock clk;
+    queue q({}, clk);
+    blocking_job job;
+    std::optional<pool> p;
+    p.emplace(q, 1, job.handler(), [](pool::item&, std::exception_ptr) {});
+    q.push(0, clk.now());
+    REQUIRE(wait_for(job.started));
+    auto stopped = std::async(std::launch::async, [&] { return p->stop(5s); });
+    REQUIRE(clk.wait_for_sleepers(1));
+    job.release.count_down();
+    REQUIRE(stopped.wait_for(5s) == std::future_status::ready);
+    CHECK(stopped.get().still_running == 0);
+    const auto s = p->stats();
+    CHECK(s.abandoned == 0);
+    CHECK(s.completed == 1);
+    p.reset();  // joins the thread: nothing of the pool is left running
+    CHECK(job.handlers_gone.wait_for(0s) == std::future_status::ready);
+}
+
+TEST_CASE("stop: a job that ends at the deadline is either finished or abandoned, never both") {
+    int finished = 0;
+    int abandoned = 0;
+    for (int round = 0; round < 200; ++round) {
+        CAPTURE(round);
+        fake_clock clk;
+        auto q = std::make_unique<queue>(tarry::delay_queue_limits{}, clk);
+        blocking_job job;
+        auto p = std::make_unique<pool>(*q, 1, job.handler(),
+                                        [](pool::item&, std::exception_ptr) {});
+        q->push(0, clk.now());
+        REQUIRE(wait_for(job.started));
+        auto stopped = std::async(std::launch::async, [&] { return p->stop(1s); });
+        REQUIRE(clk.wait_for_sleepers(1));
+        // The job returns and the deadline passes at the same moment.
+        std::latch together(2);
+        std::thread releaser([&] {
+            together.arrive_and_wait();
+            job.release.count_down();
+        });
+        together.arrive_and_wait();
+        clk.advance(1s);
+        releaser.join();
+        REQUIRE(stopped.wait_for(5s) == std::future_status::ready);
+        const auto r = stopped.get();
+        // Once the job has returned and its thread left, the counts are final.
+        REQUIRE(wait_for_stats(*p, [](const auto& s) { return s.running == 0 && s.threads == 0; }));
+        const auto s = p->stats();
+        CHECK(s.threads == 0);
+        CHECK(s.completed + s.abandoned == 1);
+        CHECK(s.abandoned == r.still_running);
+        (r.still_running == 0 ? finished : abandoned) += 1;
+        auto destroyed = std::async(std::launch::async, [&] {
+            p.reset();
+            q.reset();
+        });
+        REQUIRE(destroyed.wait_for(5s) == std::future_status::ready);
+        REQUIRE(job.handlers_gone.wait_for(5s) == std::future_status::ready);
+    }
+    MESSAGE("finished in time: " << finished << ", abandoned: " << abandoned);
 }
 
 TEST_CASE("the destructor stops the workers and leaves queued items in the queue") {
