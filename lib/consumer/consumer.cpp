@@ -2,12 +2,47 @@
 // small value helpers it declares.
 #include "consumer_impl.hpp"
 
+#include <boost/asio/associated_executor.hpp>
+
 namespace tarry {
 
 consumer::consumer(amqp::connection_config config, subscription_options options,
                    job_handler handler, consumer_hooks hooks)
-    : impl_(std::make_shared<impl>(std::move(config), std::move(options), std::move(handler),
-                                   std::move(hooks))) {}
+    : consumer(boost::asio::any_io_executor(), std::move(config), std::move(options), std::move(handler),
+               std::move(hooks)) {}
+
+consumer::consumer(boost::asio::any_io_executor executor, amqp::connection_config config,
+                   subscription_options options, job_handler handler, consumer_hooks hooks)
+    : impl_(std::make_shared<impl>(std::move(executor), std::move(config), std::move(options),
+                                   std::move(handler), std::move(hooks))) {}
+
+namespace {
+// Completes `h` with `args` on its associated executor (`fallback` when it has none).
+template <class Handler, class... Args>
+void complete(std::shared_ptr<Handler> h, const boost::asio::any_io_executor& fallback, Args... args) {
+    auto ex = boost::asio::get_associated_executor(*h, fallback);
+    ex.execute([h, args...]() mutable { std::move(*h)(args...); });
+}
+}  // namespace
+
+void consumer::run_erased(boost::asio::any_completion_handler<void(std::error_code)> handler) {
+    auto h = std::make_shared<decltype(handler)>(std::move(handler));
+    auto self = impl_;
+    // Completions are handed over before the consumer lets go of its
+    // executor's work (when_stopped), so a caller's io_context is still
+    // running for them.
+    self->begin_start([self, h](const amqp::diagnostics& d) {
+        self->when_stopped([self, h, ec = d.code] { complete(h, self->completion_executor(), ec); });
+        if (d.code) self->stop_in_background([] {});  // nothing keeps running
+    });
+}
+
+void consumer::stop_erased(boost::asio::any_completion_handler<void()> handler) {
+    auto h = std::make_shared<decltype(handler)>(std::move(handler));
+    auto self = impl_;
+    self->when_stopped([self, h] { complete(h, self->completion_executor()); });
+    self->stop_in_background([] {});
+}
 
 consumer::~consumer() {
     if (impl_) impl_->stop();

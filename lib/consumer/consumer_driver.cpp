@@ -65,7 +65,7 @@ void consumer::impl::run(detail::core_action& a) {
         [&](act::publish& x) {
             publisher_.async_publish_as_is(
                 std::move(x.exchange), x.routing_key, std::move(x.message),
-                asio::bind_executor(io_, [w = weak_from_this(), id = x.publish_id](std::error_code ec) {
+                asio::bind_executor(executor_, [w = weak_from_this(), id = x.publish_id](std::error_code ec) {
                     auto s = w.lock();
                     if (!s) return;
                     if (!ec) {
@@ -77,7 +77,10 @@ void consumer::impl::run(detail::core_action& a) {
                     s->execute();
                 }));
         },
-        [&](act::start_lane& x) { asio::co_spawn(io_, start_lane(x.lane), asio::detached); },
+        [&](act::start_lane& x) {
+            asio::co_spawn(executor_, [self = shared_from_this(), lane = x.lane] { return self->start_lane(lane); },
+                           asio::detached);
+        },
         [&](act::cancel_lane& x) {
             auto* ch = channel_of(x.lane, x.generation);
             if (!ch) return;
@@ -95,21 +98,21 @@ void consumer::impl::run(detail::core_action& a) {
             // A lost connection resubscribes from on_open once it is back.
             if (subscribing_ || !conn_.is_open()) return;
             subscribing_ = true;
-            asio::co_spawn(io_, subscribe(), asio::detached);
+            spawn(&impl::subscribe);
         },
         [&](act::wake_workers&) {
             // Once for the deliveries of this read, after them.
             if (wake_posted_) return;
             wake_posted_ = true;
-            asio::post(io_, [this] {
-                wake_posted_ = false;
-                held_.wake_ready();
+            asio::post(executor_, [self = shared_from_this()] {
+                self->wake_posted_ = false;
+                self->held_.wake_ready();
             });
         },
         [&](act::sweep&) {
-            asio::post(io_, [this] {
-                core_.sweep(now());
-                execute();
+            asio::post(executor_, [self = shared_from_this()] {
+                self->core_.sweep(now());
+                self->execute();
             });
         },
         [&](act::emit& x) {
@@ -119,13 +122,7 @@ void consumer::impl::run(detail::core_action& a) {
             } catch (...) {
             }
         },
-        [&](act::report& x) {
-            if (!hooks_.on_connection) return;
-            try {
-                hooks_.on_connection(x.text);
-            } catch (...) {
-            }
-        },
+        [&](act::report& x) { tell(x.event); },
     }, a);
 }
 
@@ -147,37 +144,74 @@ void consumer::impl::arm_timer() {
     });
 }
 
-void consumer::impl::on_open() {
-    if (hooks_.on_connection) {
-        try {
-            hooks_.on_connection("connected");
-        } catch (...) {
+void consumer::impl::tell(const connection_event& e) const {
+    try {
+        if (hooks_.on_connection_event) hooks_.on_connection_event(e);
+    } catch (...) {
+    }
+    try {
+        if (hooks_.on_connection) hooks_.on_connection(e.text());
+    } catch (...) {
+    }
+}
+
+template <class F>
+void consumer::impl::spawn(F member) {
+    asio::co_spawn(executor_, [self = shared_from_this(), member] { return ((*self).*member)(); }, asio::detached);
+}
+
+namespace {
+// What failed, for the consumer's start and its hooks: `what` failed with `ec`.
+amqp::diagnostics failure(std::error_code ec, const std::string& what, const amqp::diagnostics& last) {
+    amqp::diagnostics d = last;
+    d.code = ec;
+    d.message = what + ": " + (last.message.empty() ? ec.message() : last.message);
+    return d;
+}
+}  // namespace
+
+asio::awaitable<void> consumer::impl::connect() {
+    // Copies first, so that they can be published once deliveries arrive;
+    // the consuming connection's on_open then subscribes.
+    for (auto* c : {&copies_conn_, &conn_}) {
+        if (const std::error_code ec = co_await c->async_connect(use_awaitable)) {
+            started(failure(ec, "cannot connect", c->last_error()));
+            co_return;
         }
     }
+}
+
+void consumer::impl::started(const amqp::diagnostics& d) {
+    if (!started_) return;
+    auto done = std::move(started_);
+    started_ = nullptr;
+    done(d);
+}
+
+void consumer::impl::on_open() {
+    tell({connection_event::kind::connected, false, {}, {}, 0});
     if (core_.stopping() || subscribing_) return;
     subscribing_ = true;
-    asio::co_spawn(io_, subscribe(), asio::detached);
+    spawn(&impl::subscribe);
 }
 
 asio::awaitable<void> consumer::impl::subscribe() {
-    std::string failure = co_await declare_topology();
-    if (failure.empty() && core_.stopping()) failure = "stopping";
+    amqp::diagnostics d = co_await declare_topology();
+    if (!d.code && core_.stopping()) d = {make_error_code(amqp::errc::operation_cancelled), "stopping", {}};
     subscribing_ = false;
-    if (failure.empty()) {
+    if (!d.code) {
         core_.subscribed();
-    } else if (!started_) {
-        core_.subscribe_failed(failure, now());
-    }
-    if (started_ && !failure.empty()) {
-        started_->set_value(failure);
-        started_.reset();
+    } else if (started_) {
+        started(d);
+    } else {
+        core_.subscribe_failed(d.message, now());
     }
     execute();
 }
 
-asio::awaitable<std::string> consumer::impl::declare_topology() {
+asio::awaitable<amqp::diagnostics> consumer::impl::declare_topology() {
     auto [ec, ch] = co_await conn_.async_open_channel(use_awaitable);
-    if (ec) co_return "opening a channel: " + conn_.last_error().message;
+    if (ec) co_return failure(ec, "opening a channel", conn_.last_error());
     std::vector<amqp::queue_options> queues(1);
     queues[0].name = options_.queue;
     queues[0].durable = true;
@@ -196,22 +230,22 @@ asio::awaitable<std::string> consumer::impl::declare_topology() {
         o.arguments = w.arguments;
         queues.push_back(std::move(o));
     }
-    std::string failure;
+    amqp::diagnostics result;
     for (auto& q : queues) {
         const std::string name = q.name;
         auto [qe, info] = co_await ch.async_declare_queue(std::move(q), use_awaitable);
         if (qe) {
-            failure = "declaring queue '" + name + "': " + ch.last_error().message;
+            result = failure(qe, "declaring queue '" + name + "'", ch.last_error());
             break;
         }
     }
     if (ch.is_open()) co_await ch.async_close(use_awaitable);
-    co_return failure;
+    co_return result;
 }
 
-asio::awaitable<std::string> consumer::impl::open_lane(std::size_t i) {
+asio::awaitable<amqp::diagnostics> consumer::impl::open_lane(std::size_t i) {
     auto [oe, ch] = co_await conn_.async_open_channel(use_awaitable);
-    if (oe) co_return "opening a channel: " + conn_.last_error().message;
+    if (oe) co_return failure(oe, "opening a channel", conn_.last_error());
     const std::uint32_t gen = core_.lane_opened(i);
     channels_[i] = ch;
     ch.set_close_handler([w = weak_from_this(), i, gen](const amqp::diagnostics& d) {
@@ -222,15 +256,15 @@ asio::awaitable<std::string> consumer::impl::open_lane(std::size_t i) {
     });
     amqp::qos_options qos;
     qos.prefetch_count = options_.effective_prefetch();
-    if (co_await ch.async_qos(qos, use_awaitable)) co_return "basic.qos: " + ch.last_error().message;
-    co_return std::string();
+    if (const auto qe = co_await ch.async_qos(qos, use_awaitable)) co_return failure(qe, "basic.qos", ch.last_error());
+    co_return amqp::diagnostics{};
 }
 
 asio::awaitable<void> consumer::impl::start_lane(std::size_t i) {
-    std::string failure;
-    if (!core_.lanes().up(i) || !channels_[i].is_open()) failure = co_await open_lane(i);
+    amqp::diagnostics d;
+    if (!core_.lanes().up(i) || !channels_[i].is_open()) d = co_await open_lane(i);
     const std::uint32_t gen = core_.lanes().generations()->get(i);
-    if (failure.empty()) {
+    if (!d.code) {
         amqp::consume_options co;
         co.queue = options_.queue;
         amqp::consumer_handlers handlers;
@@ -249,16 +283,13 @@ asio::awaitable<void> consumer::impl::start_lane(std::size_t i) {
         auto ch = channels_[i];
         auto [ce, tag] = co_await ch.async_consume(co, std::move(handlers), use_awaitable);
         if (ce) {
-            failure = "basic.consume: " + ch.last_error().message;
+            d = failure(ce, "basic.consume", ch.last_error());
         } else {
             core_.lane_consuming(i, gen, tag);
         }
     }
-    if (!failure.empty()) core_.lane_start_failed(i, gen, failure, now());
-    if (started_) {
-        started_->set_value(failure);
-        started_.reset();
-    }
+    if (d.code) core_.lane_start_failed(i, gen, d.message, now());
+    started(d);
     execute();
 }
 

@@ -3,9 +3,12 @@
 // timer - feeds the core (core/consumer_core.hpp) its inputs on the I/O
 // thread and executes the actions it returns. It decides nothing itself.
 //
-// Threads: the I/O thread runs io_ and is the only one to touch the core,
-// the connections and the channels. Workers pop due jobs from held_ and run
+// Threads: the I/O executor (the consumer's own io_context on a thread of
+// its own, or the user's) is the only one to touch the core, the
+// connections and the channels. Workers pop due jobs from held_ and run
 // them (consumer_workers.hpp); their outcomes come back through a post.
+// Everything posted or spawned on the executor holds the impl alive
+// (shared_from_this) or checks it is still there (weak_from_this).
 #pragma once
 
 #include "consumer_workers.hpp"
@@ -18,6 +21,7 @@
 #include "tarry/schedule/delay_queue.hpp"
 #include "tarry/schedule/worker_pool.hpp"
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -25,6 +29,7 @@
 
 #include <atomic>
 #include <future>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -34,18 +39,28 @@ namespace tarry {
 
 class consumer::impl : public std::enable_shared_from_this<consumer::impl> {
 public:
-    impl(amqp::connection_config config, subscription_options options, job_handler handler,
-         consumer_hooks hooks);
+    /// `executor` empty: an io_context and a thread of its own.
+    impl(boost::asio::any_io_executor executor, amqp::connection_config config, subscription_options options,
+         job_handler handler, consumer_hooks hooks);
     ~impl();
 
     void start();
     void stop();
+    /// Starts without blocking; `done` runs once, on the I/O executor, with
+    /// an empty code once deliveries can flow, or with what failed.
+    void begin_start(std::function<void(const amqp::diagnostics&)> done);
+    /// stop() on a thread of its own, then `done` (on that thread).
+    void stop_in_background(std::function<void()> done);
+    /// `done` runs once stop() has finished (on the thread that stopped).
+    void when_stopped(std::function<void()> done);
+    /// Where completions of async_run / async_stop go by default: the
+    /// caller's executor, or (on the consumer's own thread, which is gone
+    /// by then) the system executor.
+    boost::asio::any_io_executor completion_executor() const;
     consumer_stats stats() const;
     const subscription_options& options() const noexcept { return options_; }
 
 private:
-    using executor = boost::asio::io_context::executor_type;
-
     // ---- the driver (consumer_driver.cpp), on the I/O thread ---------------
     static detail::moment now();
     /// Executes what the core decided, then re-arms the timer.
@@ -53,13 +68,20 @@ private:
     void run(detail::core_action& a);
     void arm_timer();
     void on_open();
+    void tell(const connection_event& e) const;
+    /// Spawns a coroutine of this impl on the executor, holding it alive.
+    template <class F>
+    void spawn(F member);
+    boost::asio::awaitable<void> connect();
     boost::asio::awaitable<void> subscribe();
-    /// Declares the work, dead-letter and wait queues. Returns what failed, or "".
-    boost::asio::awaitable<std::string> declare_topology();
+    /// Declares the work, dead-letter and wait queues. Returns what failed
+    /// (an empty code when nothing did).
+    boost::asio::awaitable<amqp::diagnostics> declare_topology();
     boost::asio::awaitable<void> start_lane(std::size_t lane);
     /// Opens lane's channel for a new incarnation and sets its prefetch.
-    /// Returns what failed, or "".
-    boost::asio::awaitable<std::string> open_lane(std::size_t lane);
+    boost::asio::awaitable<amqp::diagnostics> open_lane(std::size_t lane);
+    /// The first start is over: `started_` is told, once.
+    void started(const amqp::diagnostics& d);
     amqp::channel* channel_of(std::size_t lane, std::uint32_t generation);
     void settle_finished();
 
@@ -72,8 +94,9 @@ private:
     const consumer_hooks hooks_;
     const std::shared_ptr<detail::core_counters> counters_;
 
-    boost::asio::io_context io_;
-    std::optional<boost::asio::executor_work_guard<executor>> guard_;
+    const std::unique_ptr<boost::asio::io_context> own_io_;  // when no executor was given
+    const boost::asio::any_io_executor executor_;
+    std::optional<boost::asio::executor_work_guard<boost::asio::any_io_executor>> guard_;
     amqp::connection conn_;  // consumes, acks, nacks
     // Publishes the copies (parked, retried, dead-lettered) on a connection of
     // its own: the broker blocks a connection that publishes during a
@@ -95,10 +118,14 @@ private:
     bool executing_ = false;
     bool wake_posted_ = false;
     bool subscribing_ = false;
-    std::optional<std::promise<std::string>> started_;  // "" or why the first subscribe failed
+    std::function<void(const amqp::diagnostics&)> started_;  // until the first start is over
     std::size_t cancels_pending_ = 0;
 
     std::atomic<std::size_t> copies_pending_{0};  // the core's, for stop()
+    std::mutex stopped_mutex_;
+    std::vector<std::function<void()>> when_stopped_;
+    bool finished_ = false;  // stop() has finished
+    std::atomic<bool> began_{false};
     std::atomic<bool> stopped_{false};
 };
 

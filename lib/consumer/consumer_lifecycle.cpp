@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/system_executor.hpp>
 #include <boost/asio/use_future.hpp>
 
 #include <stdexcept>
@@ -22,38 +23,27 @@ namespace tarry {
 namespace asio = boost::asio;
 
 namespace {
-// Reports `what` to the on_connection hook, if any; what it throws is dropped.
-void tell(const std::function<void(const std::string&)>& say, const std::string& what) {
-    if (!say) return;
-    try {
-        say(what);
-    } catch (...) {
-    }
-}
-
-// What a connection reports to the on_connection hook, each line prefixed
-// with `who` ("" for the consuming connection, "copies connection " for the
-// other); `on_open` (when set) runs after every (re)connect.
-amqp::connection_hooks connection_hooks_of(const consumer_hooks& hooks, const std::string& who,
+// What a connection reports, as connection events (`copies`: the connection
+// that publishes the copies); `on_open` (when set) runs after every
+// (re)connect, `on_lost` after every loss.
+amqp::connection_hooks connection_hooks_of(std::function<void(const connection_event&)> tell, bool copies,
                                            std::function<void()> on_open,
                                            std::function<void(const std::string&)> on_lost) {
+    using kind = connection_event::kind;
+    auto say = [tell, copies](kind k, std::string detail = {}, std::chrono::milliseconds delay = {},
+                              unsigned attempt = 0) { tell({k, copies, std::move(detail), delay, attempt}); };
     amqp::connection_hooks h;
     if (on_open) h.on_open = [on_open = std::move(on_open)](const amqp::connection_info&) { on_open(); };
-    auto tell = [say = hooks.on_connection, who](const std::string& what) { tarry::tell(say, who + what); };
-    h.on_blocked = [tell](const std::string& reason) { tell("blocked by the broker: " + reason); };
-    h.on_unblocked = [tell] { tell("unblocked"); };
-    h.on_lost = [tell, on_lost = std::move(on_lost)](const amqp::diagnostics& d) {
-        tell("lost: " + d.message);
+    h.on_blocked = [say](const std::string& reason) { say(kind::blocked, reason); };
+    h.on_unblocked = [say] { say(kind::unblocked); };
+    h.on_lost = [say, on_lost = std::move(on_lost)](const amqp::diagnostics& d) {
+        say(kind::lost, d.message);
         if (on_lost) on_lost("connection lost: " + d.message);
     };
-    h.on_reconnect_scheduled = [tell](unsigned attempt, std::chrono::milliseconds delay,
-                                      const amqp::diagnostics&) {
-        tell("reconnecting in " + std::to_string(delay.count()) + " ms (attempt " +
-             std::to_string(attempt) + ")");
+    h.on_reconnect_scheduled = [say](unsigned attempt, std::chrono::milliseconds delay, const amqp::diagnostics&) {
+        say(kind::reconnecting, {}, delay, attempt);
     };
-    h.on_closed = [tell](const amqp::diagnostics& d) {
-        tell(d.code ? "closed: " + d.message : std::string("closed"));
-    };
+    h.on_closed = [say](const amqp::diagnostics& d) { say(kind::closed, d.code ? d.message : std::string()); };
     return h;
 }
 
@@ -70,20 +60,23 @@ std::string checked(subscription_options o, const job_handler& handler) {
 }
 }  // namespace
 
-consumer::impl::impl(amqp::connection_config config, subscription_options options,
-                     job_handler handler, consumer_hooks hooks)
+consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config config,
+                     subscription_options options, job_handler handler, consumer_hooks hooks)
     : config_(std::move(config)),
       options_((checked(options, handler), std::move(options))),
       hooks_(std::move(hooks)),
       counters_(std::make_shared<detail::core_counters>()),
-      guard_(io_.get_executor()),
-      conn_(io_.get_executor(), config_, connection_hooks_of(hooks_, "", [this] { on_open(); },
-                                                            [this](const std::string& why) {
-                                                                core_.connection_lost(why, now());
-                                                                execute();
-                                                            })),
-      copies_conn_(io_.get_executor(), copies_config_of(config_),
-                   connection_hooks_of(hooks_, "copies connection ", nullptr, nullptr)),
+      own_io_(executor ? nullptr : std::make_unique<asio::io_context>()),
+      executor_(executor ? std::move(executor) : own_io_->get_executor()),
+      guard_(executor_),
+      conn_(executor_, config_,
+            connection_hooks_of([this](const connection_event& e) { tell(e); }, false, [this] { on_open(); },
+                                [this](const std::string& why) {
+                                    core_.connection_lost(why, now());
+                                    execute();
+                                })),
+      copies_conn_(executor_, copies_config_of(config_),
+                   connection_hooks_of([this](const connection_event& e) { tell(e); }, true, nullptr, nullptr)),
       publisher_(copies_conn_),
       store_(held_),
       core_(options_, store_, *counters_, retry::make_random_source(options_.retry_seed),
@@ -91,39 +84,64 @@ consumer::impl::impl(amqp::connection_config config, subscription_options option
       channels_(core_.lanes().size()),
       workers_context_(std::make_shared<detail::worker_context>(
           std::move(handler), options_.is_permanent, hooks_.on_event, counters_, core_.lanes().generations(),
-          [this] { asio::post(io_, [this] { settle_finished(); }); })),
-      timer_(io_) {}
+          [this] {
+              asio::post(executor_, [w = weak_from_this()] {
+                  if (auto s = w.lock()) s->settle_finished();
+              });
+          })),
+      timer_(executor_) {}
 
 consumer::impl::~impl() { stop(); }
 
-void consumer::impl::start() {
-    std::promise<std::string> first;
-    auto outcome = first.get_future();
-    asio::post(io_, [this, p = std::move(first)]() mutable { started_.emplace(std::move(p)); });
-    io_thread_ = std::thread([this] { io_.run(); });
+void consumer::impl::begin_start(std::function<void(const amqp::diagnostics&)> done) {
+    if (began_.exchange(true)) throw std::logic_error("tarry consumer: start() or async_run() called twice");
+    if (own_io_) io_thread_ = std::thread([io = own_io_.get()] { io->run(); });
     workers_.emplace(held_, options_.workers,
                      [ctx = workers_context_](due_item<detail::held_job>& it) { ctx->run(it); },
                      [](due_item<detail::held_job>&, std::exception_ptr) {});
-    // Copies first, so that they can be published once deliveries arrive.
-    for (auto* c : {&copies_conn_, &conn_}) {
-        if (c->async_connect(asio::use_future).get()) {
-            const std::string why = c->last_error().message;
-            stop();
-            throw std::runtime_error("tarry consumer: cannot connect: " + why);
+    asio::post(executor_, [self = shared_from_this(), done = std::move(done)]() mutable {
+        self->started_ = std::move(done);
+        self->spawn(&impl::connect);
+    });
+}
+
+void consumer::impl::start() {
+    std::promise<amqp::diagnostics> first;
+    auto outcome = first.get_future();
+    begin_start([&first](const amqp::diagnostics& d) { first.set_value(d); });
+    if (const auto d = outcome.get(); d.code) {
+        stop();
+        throw std::system_error(d.code, "tarry consumer: cannot start on '" + options_.queue + "': " + d.message);
+    }
+}
+
+asio::any_io_executor consumer::impl::completion_executor() const {
+    if (own_io_) return asio::system_executor();
+    return executor_;
+}
+
+void consumer::impl::when_stopped(std::function<void()> done) {
+    {
+        std::lock_guard lock(stopped_mutex_);
+        if (!finished_) {
+            when_stopped_.push_back(std::move(done));
+            return;
         }
     }
-    // on_open subscribes and fulfils the promise.
-    if (const std::string failure = outcome.get(); !failure.empty()) {
-        stop();
-        throw std::runtime_error("tarry consumer: cannot subscribe to '" + options_.queue +
-                                 "': " + failure);
-    }
+    done();
+}
+
+void consumer::impl::stop_in_background(std::function<void()> done) {
+    std::thread([self = shared_from_this(), done = std::move(done)] {
+        self->stop();
+        done();
+    }).detach();
 }
 
 bool consumer::impl::on_io_thread(std::function<void()> f, std::chrono::steady_clock::time_point deadline) {
     auto done = std::make_shared<std::promise<void>>();
     auto ran = done->get_future();
-    asio::post(io_, [f = std::move(f), done] {
+    asio::post(executor_, [f = std::move(f), done] {
         f();
         done->set_value();
     });
@@ -132,7 +150,7 @@ bool consumer::impl::on_io_thread(std::function<void()> f, std::chrono::steady_c
 
 void consumer::impl::stop() {
     if (stopped_.exchange(true)) return;
-    if (!io_thread_.joinable()) return;  // never started
+    if (!began_) return;  // never started
     using clock = std::chrono::steady_clock;
     const auto begun = clock::now();
     const auto grace_ends = begun + options_.shutdown_grace;
@@ -173,10 +191,22 @@ void consumer::impl::stop() {
     auto closing = conn_.async_close(asio::use_future);
     closing.wait_until(closed_by);
     closing_copies.wait_until(closed_by);
-    guard_.reset();
-    io_.stop();
-    io_thread_.join();
+    on_io_thread([this] { timer_.cancel(); }, clock::now() + std::chrono::milliseconds(100));
+    if (own_io_) {
+        own_io_->stop();
+        io_thread_.join();
+    }
     workers_.reset();
+    // Told before the work guard goes, so that what they post to the
+    // caller's executor runs before its io_context runs out of work.
+    std::vector<std::function<void()>> waiting;
+    {
+        std::lock_guard lock(stopped_mutex_);
+        finished_ = true;
+        waiting.swap(when_stopped_);
+    }
+    for (auto& f : waiting) f();
+    guard_.reset();
 }
 
 consumer_stats consumer::impl::stats() const {

@@ -34,33 +34,47 @@
 //   unconfirmed copy is published again; the handler is not run again for
 //   it. Then the consumer reconnects and resubscribes.
 //
-// Threads: one I/O thread (owned by the consumer) does all AMQP work;
-// `workers` threads run handlers. The handler and the event hook are called
-// concurrently from several threads. start(), stop(), stats() and the
-// destructor may be called from any thread other than those.
+// Threads: the consumer's I/O runs on one executor: a thread of its own
+// (the first constructor), or an executor you give (the second; you run its
+// io_context, and a publisher or other consumers may share it). All its AMQP
+// work happens there, in sequence. `workers` threads run handlers. The
+// handler and the hooks are called concurrently from several threads. The
+// blocking start(), stop() and the destructor wait on the executor: call
+// them from any thread but the executor's own and the workers' (on the
+// executor, use async_run() and async_stop()); stats() from any thread.
 #pragma once
 
 #include "tarry/amqp/connection_config.hpp"
+#include "tarry/consumer/connection_event.hpp"
 #include "tarry/consumer/job.hpp"
 #include "tarry/consumer/job_event.hpp"
 #include "tarry/consumer/subscription_options.hpp"
 
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
+#include <system_error>
 
 namespace tarry {
 
 /// Runs one job; called on a worker thread. Throwing is a failure.
 using job_handler = std::function<job_outcome(const job&)>;
 
-/// Optional observers, called from the I/O thread and worker threads
+/// Optional observers, called from the I/O executor and worker threads
 /// (concurrently): keep them quick and thread-safe; exceptions they throw
 /// are ignored.
 struct consumer_hooks {
     std::function<void(const job_event&)> on_event;
-    /// The connections' state, in words ("connected", "lost: ...",
-    /// "reconnecting in 200 ms", "copies connection blocked by the broker:
-    /// low on memory", ...), for logs.
+    /// The connections' state as typed events.
+    std::function<void(const connection_event&)> on_connection_event;
+    /// The same events as log lines (connection_event::text(): "connected",
+    /// "lost: ...", "reconnecting in 200 ms (attempt 1)", "copies connection
+    /// blocked by the broker: low on memory", ...): the consumer's log sink.
     std::function<void(const std::string&)> on_connection;
 };
 
@@ -70,6 +84,11 @@ public:
     /// validate(options) finds a problem, or the handler is empty.
     consumer(amqp::connection_config config, subscription_options options, job_handler handler,
              consumer_hooks hooks = {});
+    /// The same, running its I/O on `executor` (no I/O thread of its own).
+    /// The executor must stay valid, and its io_context run, until the
+    /// consumer has stopped.
+    consumer(boost::asio::any_io_executor executor, amqp::connection_config config,
+             subscription_options options, job_handler handler, consumer_hooks hooks = {});
     /// stop(), if still running.
     ~consumer();
     consumer(const consumer&) = delete;
@@ -80,9 +99,29 @@ public:
     /// retried, dead-lettered; its connection_name gets " (copies)"),
     /// declares the work, wait and dead-letter queues, subscribes
     /// and starts the workers; returns once deliveries can flow. Throws
-    /// std::runtime_error saying what failed (connect, a declaration, ...);
-    /// then nothing keeps running. Call once.
+    /// std::system_error (a std::runtime_error) whose code() says what
+    /// failed (amqp::errc::authentication_failed, the broker's 404 for a
+    /// missing queue, ...) and whose what() says where; then nothing keeps
+    /// running. Call start() or async_run() once.
     void start();
+
+    /// Starts as start() does, without blocking, and completes once the
+    /// consumer has stopped (after stop() or async_stop(): success), or
+    /// with the error_code that kept it from starting (then nothing keeps
+    /// running). Signature: void(std::error_code).
+    template <class Token>
+    auto async_run(Token&& token) {
+        return boost::asio::async_initiate<Token, void(std::error_code)>(
+            [this](auto handler) { run_erased(std::move(handler)); }, token);
+    }
+
+    /// Stops as stop() does, without blocking the caller: completes once
+    /// stopped (within shutdown_grace + close_timeout). Signature: void().
+    template <class Token>
+    auto async_stop(Token&& token) {
+        return boost::asio::async_initiate<Token, void()>(
+            [this](auto handler) { stop_erased(std::move(handler)); }, token);
+    }
 
     /// Graceful shutdown, blocking: cancels the subscription, lets running
     /// jobs finish within shutdown_grace, gives every held job back to the
@@ -103,6 +142,9 @@ public:
     class impl;
 
 private:
+    void run_erased(boost::asio::any_completion_handler<void(std::error_code)> handler);
+    void stop_erased(boost::asio::any_completion_handler<void()> handler);
+
     std::shared_ptr<impl> impl_;
 };
 

@@ -189,7 +189,9 @@ private:
     void check_backlog(moment now);
 
     void emit(job_event e);
-    void report(std::string text) { actions_.push_back(action::report{std::move(text)}); }
+    void report(connection_event::kind k, std::string detail, std::chrono::milliseconds delay = {}) {
+        actions_.push_back(action::report{{k, false, std::move(detail), delay, 0}});
+    }
 
     const subscription_options& options_;
     const contract::schedule_rules rules_;

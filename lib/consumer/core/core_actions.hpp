@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tarry/amqp/message.hpp"
+#include "tarry/consumer/connection_event.hpp"
 #include "tarry/consumer/job_event.hpp"
 
 #include <cstddef>
@@ -60,9 +61,9 @@ struct sweep {};
 struct emit {
     job_event event;
 };
-/// Words for the on_connection hook ("lane change failed: ...").
+/// A change of the subscription for the connection hooks.
 struct report {
-    std::string text;
+    connection_event event;
 };
 
 }  // namespace tarry::detail::action

@@ -19,7 +19,7 @@ void consumer_core::subscribed() {
 
 void consumer_core::subscribe_failed(const std::string& why, moment now) {
     if (stopping_) return;
-    report("subscribe failed, retrying in 1 s: " + why);
+    report(connection_event::kind::subscribe_failed, why, resubscribe_after_failure);
     resubscribe_in(resubscribe_after_failure, now);
 }
 
@@ -44,6 +44,7 @@ void consumer_core::lane_consuming(std::size_t lane, std::uint32_t gen, std::str
     }
     const std::size_t from = rotating_from_;
     rotating_from_ = lane_table::none;
+    if (from == lane_table::none) report(connection_event::kind::consuming, {});  // not a hand-over
     intake_ = lane;
     // A hand-over: the old lane stops taking deliveries and keeps what it
     // holds until each job is settled.
@@ -59,7 +60,7 @@ void consumer_core::lane_start_failed(std::size_t lane, std::uint32_t gen, const
         lanes_[lane].state = lane_state::intake::idle;
     if (rotating_from_ != lane_table::none) {  // the old lane goes on consuming
         rotating_from_ = lane_table::none;
-        report("lane change failed: " + why);
+        report(connection_event::kind::lane_change_failed, why);
         return;
     }
     subscribe_failed(why, now);

@@ -112,29 +112,27 @@ struct harness {
     /// The actions of type A collected so far, taken out of the log.
     template <class A>
     std::vector<A> take() {
-        collect();
-        std::vector<A> found;
-        std::vector<core_action> rest;
-        for (auto& a : log) {
-            if (auto* x = std::get_if<A>(&a)) {
-                found.push_back(std::move(*x));
-            } else {
-                rest.push_back(std::move(a));
-            }
-        }
-        log = std::move(rest);
-        return found;
+        return take_if<A>([](const A&) { return true; });
     }
     /// The events of kind k collected so far, taken out of the log.
     std::vector<job_event> events(job_event::kind k) {
-        std::vector<job_event> found;
-        for (auto& e : take<action::emit>()) {
-            if (e.event.what == k) {
-                found.push_back(std::move(e.event));
-            } else {
-                log.push_back(action::emit{std::move(e.event)});
-            }
-        }
+        std::vector<job_event> out;
+        for (auto& e : take_if<action::emit>([k](const action::emit& e) { return e.event.what == k; }))
+            out.push_back(std::move(e.event));
+        return out;
+    }
+    /// The actions of type A for which pred holds, taken out of the log.
+    template <class A, class Pred>
+    std::vector<A> take_if(Pred pred) {
+        collect();
+        const auto hit = [&](const core_action& a) {
+            const auto* x = std::get_if<A>(&a);
+            return x != nullptr && pred(*x);
+        };
+        std::vector<A> found;
+        for (auto& a : log)
+            if (hit(a)) found.push_back(std::get<A>(a));
+        std::erase_if(log, hit);
         return found;
     }
 

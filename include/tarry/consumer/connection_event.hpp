@@ -1,0 +1,36 @@
+// The consumer's connections and subscription as typed events, for logs
+// and health checks (consumer_hooks::on_connection_event).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace tarry {
+
+/// A change in the state of the consumer's connections or subscription.
+struct connection_event {
+    enum class kind {
+        connected,           ///< a connection is open (again)
+        consuming,           ///< subscribed: deliveries flow (again)
+        lost,                ///< a connection was lost (`detail` says how)
+        reconnecting,        ///< the next attempt comes in `delay` (`attempt` from 1)
+        blocked,             ///< the broker blocks the connection (a resource alarm; `detail`)
+        unblocked,           ///< ... and no longer
+        closed,              ///< a connection is closed for good (`detail` when it failed)
+        subscribe_failed,    ///< declaring the queues or consuming failed; tried again later
+        lane_change_failed,  ///< a hand-over to another lane failed; the old lane goes on
+    };
+    kind what = kind::connected;
+    bool copies = false;  ///< about the connection that publishes the copies
+    std::string detail;   ///< what happened, for a person (may be empty)
+    std::chrono::milliseconds delay{0};
+    unsigned attempt = 0;
+
+    /// One line for logs, e.g. "copies connection lost: connection reset".
+    std::string text() const;
+};
+
+/// "connected", "lost", ... as used in logs.
+const char* to_string(connection_event::kind k) noexcept;
+
+}  // namespace tarry

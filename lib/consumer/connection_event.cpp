@@ -1,0 +1,44 @@
+#include "tarry/consumer/connection_event.hpp"
+
+namespace tarry {
+
+const char* to_string(connection_event::kind k) noexcept {
+    switch (k) {
+        case connection_event::kind::connected: return "connected";
+        case connection_event::kind::consuming: return "consuming";
+        case connection_event::kind::lost: return "lost";
+        case connection_event::kind::reconnecting: return "reconnecting";
+        case connection_event::kind::blocked: return "blocked";
+        case connection_event::kind::unblocked: return "unblocked";
+        case connection_event::kind::closed: return "closed";
+        case connection_event::kind::subscribe_failed: return "subscribe_failed";
+        case connection_event::kind::lane_change_failed: return "lane_change_failed";
+    }
+    return "unknown";
+}
+
+std::string connection_event::text() const {
+    std::string line = copies ? "copies connection " : "";
+    const auto with_detail = [&](const char* words) {
+        line += words;
+        if (!detail.empty()) line += ": " + detail;
+        return line;
+    };
+    switch (what) {
+        case kind::connected: return line + "connected";
+        case kind::consuming: return line + "consuming";
+        case kind::lost: return with_detail("lost");
+        case kind::reconnecting:
+            return line + "reconnecting in " + std::to_string(delay.count()) + " ms (attempt " +
+                   std::to_string(attempt) + ")";
+        case kind::blocked: return with_detail("blocked by the broker");
+        case kind::unblocked: return line + "unblocked";
+        case kind::closed: return with_detail("closed");
+        case kind::subscribe_failed:
+            return with_detail(("subscribe failed, retrying in " + std::to_string(delay.count()) + " ms").c_str());
+        case kind::lane_change_failed: return with_detail("lane change failed");
+    }
+    return line + tarry::to_string(what);
+}
+
+}  // namespace tarry
