@@ -54,7 +54,7 @@ amqp::connection_config copies_config_of(amqp::connection_config c) {
 }
 
 std::string checked(subscription_options o, const job_handler& handler) {
-    if (auto problem = validate(o)) throw std::invalid_argument("tarry consumer: " + *problem);
+    if (auto problem = validate(o)) throw std::invalid_argument("tarry consumer: " + problem->message);
     if (!handler) throw std::invalid_argument("tarry consumer: the job handler is empty");
     return o.queue;
 }

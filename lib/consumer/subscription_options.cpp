@@ -54,47 +54,54 @@ std::chrono::milliseconds subscription_options::effective_min_park_ttl() const n
 
 namespace {
 std::string ms(std::chrono::milliseconds d) { return std::to_string(d.count()) + " ms"; }
+
+// Every message names the option at fault first ("workers: ...",
+// "hold_horizon (...) must ..."): that name is the problem's option.
+option_problem problem(std::string message) {
+    const auto end = message.find_first_not_of("abcdefghijklmnopqrstuvwxyz_");
+    return {message.substr(0, end), std::move(message)};
+}
 }  // namespace
 
-std::optional<std::string> validate(const subscription_options& o) {
-    if (o.queue.empty()) return "queue: a queue name is required";
+std::optional<option_problem> validate(const subscription_options& o) {
+    if (o.queue.empty()) return problem("queue: a queue name is required");
     if (o.queue.size() > 200)
-        return "queue: the name is too long (" + std::to_string(o.queue.size()) +
-               " bytes; at most 200, leaving room for the .wait/.dead suffixes)";
-    if (o.workers == 0) return "workers: at least one worker thread is needed";
-    if (o.default_delay.count() < 0) return "default_delay: must not be negative";
-    if (o.max_delay && o.max_delay->count() < 0) return "max_delay: must not be negative";
+        return problem("queue: the name is too long (" + std::to_string(o.queue.size()) +
+               " bytes; at most 200, leaving room for the .wait/.dead suffixes)");
+    if (o.workers == 0) return problem("workers: at least one worker thread is needed");
+    if (o.default_delay.count() < 0) return problem("default_delay: must not be negative");
+    if (o.max_delay && o.max_delay->count() < 0) return problem("max_delay: must not be negative");
     if (o.max_delay && o.default_delay > *o.max_delay)
-        return "default_delay (" + ms(o.default_delay) + ") is above max_delay (" +
-               ms(*o.max_delay) + ")";
+        return problem("default_delay (" + ms(o.default_delay) + ") is above max_delay (" +
+               ms(*o.max_delay) + ")");
     if (o.broker_consumer_timeout.count() <= 0)
-        return "broker_consumer_timeout: must be positive (the broker's consumer_timeout)";
+        return problem("broker_consumer_timeout: must be positive (the broker's consumer_timeout)");
     if (o.hold_horizon + o.backlog_margin() > o.broker_consumer_timeout)
-        return "hold_horizon (" + ms(o.hold_horizon) + ") must leave " + ms(o.backlog_margin()) +
+        return problem("hold_horizon (" + ms(o.hold_horizon) + ") must leave " + ms(o.backlog_margin()) +
                " before the broker's consumer_timeout (" + ms(o.broker_consumer_timeout) +
                "): a job held longer would be given back as it falls due, or make the broker "
-               "close the channel";
-    if (o.min_park_ttl.count() < 0) return "min_park_ttl: must not be negative (0 = automatic)";
-    if (o.park_margin.count() < 0) return "park_margin: must not be negative";
+               "close the channel");
+    if (o.min_park_ttl.count() < 0) return problem("min_park_ttl: must not be negative (0 = automatic)");
+    if (o.park_margin.count() < 0) return problem("park_margin: must not be negative");
     const auto shortest = o.effective_min_park_ttl();
     if (shortest.count() <= 0 || o.hold_horizon < shortest + o.park_margin)
-        return "hold_horizon (" + ms(o.hold_horizon) + ") must be at least min_park_ttl + " +
+        return problem("hold_horizon (" + ms(o.hold_horizon) + ") must be at least min_park_ttl + " +
                "park_margin (" + ms(shortest + o.park_margin) +
-               "), or a job beyond it could not be parked";
-    if (o.max_held == 0) return "max_held: at least one job must be holdable";
+               "), or a job beyond it could not be parked");
+    if (o.max_held == 0) return problem("max_held: at least one job must be holdable");
     if (o.channels > 1000)
-        return "channels: " + std::to_string(o.channels) + " consuming channels is too many (at most 1000)";
+        return problem("channels: " + std::to_string(o.channels) + " consuming channels is too many (at most 1000)");
     if (o.channels <= 1000 && o.effective_channels() > 1000)
-        return "max_held: " + std::to_string(o.max_held) + " jobs would need " +
+        return problem("max_held: " + std::to_string(o.max_held) + " jobs would need " +
                std::to_string(o.effective_channels()) +
-               " consuming channels to keep each prefetch within 65 535 (at most 1000)";
-    if (o.max_held_bytes == 0) return "max_held_bytes: must be positive";
-    if (o.shutdown_grace.count() < 0) return "shutdown_grace: must not be negative";
+               " consuming channels to keep each prefetch within 65 535 (at most 1000)");
+    if (o.max_held_bytes == 0) return problem("max_held_bytes: must be positive");
+    if (o.shutdown_grace.count() < 0) return problem("shutdown_grace: must not be negative");
     if (o.copy_confirm_timeout.count() <= 0)
-        return "copy_confirm_timeout: must be positive (a copy's confirm is waited for at most this long)";
+        return problem("copy_confirm_timeout: must be positive (a copy's confirm is waited for at most this long)");
     if (o.republish_backoff.kind != retry::shape::custom && o.republish_backoff.base.count() <= 0)
-        return "republish_backoff: the pause must be positive, or a refused copy is retried at once, "
-               "over and over";
+        return problem("republish_backoff: the pause must be positive, or a refused copy is retried at once, "
+               "over and over");
     return std::nullopt;
 }
 

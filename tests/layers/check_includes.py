@@ -10,6 +10,9 @@ belongs to the layer of its folder. Each of its #include lines must name:
 - a package header (<boost/...>, <openssl/...>, <concurrentqueue/...>) of a
   package its layer lists, and a standard header that starts or waits on
   threads (<thread>, <mutex>, ...) only where the layer lists `threads`.
+Files in a folder that lib/sans_io.txt lists as sans-I/O include no package,
+no thread header and none of its `io:` headers, whatever their layer may
+use.
 Prints each offending line as `file:line: what is wrong` and exits 1; exits
 0 (printing a one-line count) when the graph is as drawn.
 """
@@ -42,9 +45,41 @@ def resolve(root, file_path, target):
     return None
 
 
+def read_sans_io(root):
+    """(folders, io headers) of lib/sans_io.txt; nothing when it is absent."""
+    folders, io_headers = [], set()
+    path = os.path.join(root, "lib", "sans_io.txt")
+    if not os.path.isfile(path):
+        return folders, io_headers
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("io:"):
+                io_headers.update(line[len("io:"):].split())
+            else:
+                folders.append(line.rstrip("/") + "/")
+    return folders, io_headers
+
+
+def sans_io_problem(quote, target, io_headers):
+    """Why an include does not belong in sans-I/O code, or None."""
+    if quote == "<":
+        if any(target.startswith(prefix) for prefix in PACKAGE_PREFIXES):
+            return "a package in sans-I/O code"
+        if target in THREAD_HEADERS:
+            return "a thread header in sans-I/O code"
+        return None
+    if target in io_headers:
+        return "an I/O header in sans-I/O code"
+    return None
+
+
 def check(root):
     table = LayerTable(os.path.join(root, "lib", "layers.txt"))
     problems = list(table.errors)
+    sans_io_folders, io_headers = read_sans_io(root)
     files = 0
     for path, kind, rel in source_files(root):
         layer = table.layer_of(rel)
@@ -59,6 +94,10 @@ def check(root):
                     continue
                 quote, target = m.groups()
                 where = f"{path}:{number}: {line.strip()}"
+                if any(path.startswith(folder) for folder in sans_io_folders):
+                    why = sans_io_problem(quote, target, io_headers)
+                    if why:
+                        problems.append(f"{where}: {why} (lib/sans_io.txt)")
                 if quote == "<":
                     for prefix, package in PACKAGE_PREFIXES.items():
                         if target.startswith(prefix) and package not in table.packages[layer]:

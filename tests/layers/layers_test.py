@@ -94,6 +94,17 @@ class IncludeGraph(unittest.TestCase):
         problem = self.only_problem({"include/tarry/wire/w.hpp": "#pragma once\n#include <condition_variable>\n"})
         self.assertIn("layer 'wire' does not use threads", problem)
 
+    def test_sans_io_folders_take_no_package_thread_or_io_header(self):
+        sans_io = "lib/high/core\nio: tarry/high/socket.hpp\n"
+        base = {"lib/sans_io.txt": sans_io, "include/tarry/high/socket.hpp": "#pragma once\n"}
+        self.assertEqual(self.problems(dict(base, **{"lib/high/core/c.cpp": '#include "tarry/low/l.hpp"\n'})), [])
+        for include, words in (("<boost/asio/post.hpp>", "a package"), ("<mutex>", "a thread header"),
+                               ('"tarry/high/socket.hpp"', "an I/O header")):
+            problems = self.problems(dict(base, **{"lib/high/core/c.cpp": f"#include {include}\n"}))
+            self.assertTrue(any("lib/high/core/c.cpp:1:" in p and words in p for p in problems), problems)
+        # The same include outside the folder is the layer's business.
+        self.assertEqual(self.problems(dict(base, **{"lib/high/h.cpp": '#include "tarry/high/socket.hpp"\n'})), [])
+
     def test_a_file_outside_every_layer_folder_is_reported(self):
         problem = self.only_problem({"lib/stray/s.cpp": "\n"})
         self.assertIn("lib/stray/s.cpp", problem)

@@ -121,8 +121,14 @@ struct subscription_options {
     std::chrono::milliseconds effective_min_park_ttl() const noexcept;
 };
 
-/// Why the options cannot work ("hold_horizon (1800000 ms) must be below
-/// the broker's consumer_timeout (1800000 ms) ..."), or nothing when they can.
-std::optional<std::string> validate(const subscription_options& o);
+/// Why options cannot work: the option at fault and a sentence naming it.
+struct option_problem {
+    std::string option;   ///< the member of subscription_options, e.g. "hold_horizon"
+    std::string message;  ///< e.g. "hold_horizon (1800000 ms) must leave 180000 ms before ..."
+};
+
+/// The first problem that keeps the options from working, or nothing when
+/// they can.
+std::optional<option_problem> validate(const subscription_options& o);
 
 }  // namespace tarry

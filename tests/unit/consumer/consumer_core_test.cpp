@@ -202,7 +202,7 @@ TEST_CASE("validate() refuses a hold horizon that leaves less than the backlog m
     o.hold_horizon = 3500ms;  // 5 s timeout - 2 s margin = 3 s at most
     const auto problem = validate(o);
     REQUIRE(problem);
-    CHECK(problem->find("hold_horizon") != std::string::npos);
+    CHECK(problem->option == "hold_horizon");
     o.hold_horizon = 3s;
     CHECK_FALSE(validate(o));
 }
