@@ -58,7 +58,7 @@ struct consumer_stats {
     std::uint64_t abandoned = 0;      ///< handlers left running by stop()
     std::uint64_t channel_losses = 0; ///< consuming channels lost (broker close, connection loss)
     std::uint64_t lane_changes = 0;   ///< hand-overs: a lane held its share, another took deliveries
-    std::size_t held = 0;             ///< held now (delay queue + ready lane)
+    std::size_t held = 0;             ///< held now (delay queue + ready path)
     std::size_t held_bytes = 0;
     std::size_t running = 0;
 };

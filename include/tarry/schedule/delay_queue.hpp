@@ -19,7 +19,7 @@
 //   last.
 // - The fast path: push_ready() hands an item that is already due to the
 //   next pop in arrival order, in O(1), without entering the due-time order;
-//   a pop takes whichever of the ready lane's oldest item and the earliest
+//   a pop takes whichever of the ready path's oldest item and the earliest
 //   held item is due first. Ready items count against the same bounds and
 //   are seen by take_latest() (last), remove_if() and drain().
 // - close() wakes every waiter; afterwards pushes are refused and every pop
@@ -351,7 +351,7 @@ public:
         if (ready_.empty()) return to_time(items_.min().due);
         return to_time(std::min(items_.min().due, ready_.front().due));
     }
-    /// Of held items, the latest; the ready lane only counts when nothing
+    /// Of held items, the latest; the ready path only counts when nothing
     /// else is held (its items are due already).
     std::optional<steady_time> latest_due() const {
         std::lock_guard lock(mutex_);
@@ -430,7 +430,7 @@ private:
     }
 
     // Called with mutex_ held: the next item to hand out if one is due -
-    // of the ready lane's oldest and the earliest held item, the one due
+    // of the ready path's oldest and the earliest held item, the one due
     // first (ready items are due by definition).
     std::optional<item> take_due() noexcept {
         const bool held_due = !items_.empty() && is_due(items_.min().due);
@@ -489,7 +489,7 @@ private:
         return pop_impl(deadline, &stop);
     }
 
-    // push_ready() and push_ready_quiet(): appends to the ready lane; a quiet
+    // push_ready() and push_ready_quiet(): appends to the ready path; a quiet
     // push is counted for wake_ready(), a loud one says whether to wake a waiter.
     push_result enqueue_ready(T&& value, steady_time due, std::size_t bytes, bool quiet, bool& wake) {
         std::lock_guard lock(mutex_);

@@ -1,4 +1,4 @@
-// delay_queue's ready lane (push_ready): the fast path for items already
+// delay_queue's ready path (push_ready): the fast path for items already
 // due, on a fake clock.
 #include "tarry/schedule/delay_queue.hpp"
 #include "tarry/schedule/fake_clock.hpp"
@@ -17,7 +17,7 @@ namespace {
 using queue = tarry::delay_queue<int, fake_clock>;
 }
 
-TEST_SUITE("delay_queue ready lane") {
+TEST_SUITE("delay_queue ready path") {
 
 TEST_CASE("ready items leave in arrival order, before held items not yet due") {
     fake_clock clk;
