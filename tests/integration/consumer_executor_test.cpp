@@ -97,3 +97,32 @@ TEST_CASE("connection events: typed, and the log lines the same as text()") {
     CHECK(e.text() == "lost: connection reset");
     CHECK(std::string(tarry::to_string(tarry::connection_event::kind::subscribe_failed)) == "subscribe_failed");
 }
+
+TEST_CASE("stats() may be called while stop() runs") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("stats-stop"));
+    running_consumer rc(url, o);
+    auto ch = confirm_channel(c);
+    for (int i = 0; i < 20; ++i) publish_raw(ch, o.queue, "held-" + std::to_string(i), {{"perform_job_at", epoch(sys::now() + 60s)}});
+    REQUIRE(wait_held(rc, 20));
+    std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> reads{0};
+    std::atomic<std::size_t> most_held{0};
+    std::thread reader([&] {
+        while (!done) {
+            most_held = std::max<std::size_t>(most_held, rc.worker.stats().held);
+            ++reads;
+        }
+    });
+    rc.worker.stop();
+    done = true;
+    reader.join();
+    CHECK(reads > 0);
+    CHECK(most_held <= 20);
+    const auto s = rc.worker.stats();
+    CHECK(s.held == 0);
+    CHECK(s.requeued == 20);
+    CHECK(s.running == 0);
+    cleanup(c, o);
+}
