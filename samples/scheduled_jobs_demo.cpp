@@ -3,7 +3,8 @@
 //   scheduled_jobs_demo --url AMQP_URL [--queue NAME]
 //
 // Starts a scheduling consumer (tarry::consumer), then publishes a handful
-// of jobs with tarry::publisher, far-first and out of order, each with its
+// of jobs with tarry::publisher (both on one io_context and its one
+// thread), far-first and out of order, each with its
 // own delay. One job fails twice and is retried with exponential backoff
 // (400 ms, then 800 ms); one fails every time and ends in the dead-letter
 // queue with its reason. Prints a timeline as it happens - when each job was
@@ -145,7 +146,8 @@ int main(int argc, char** argv) {
     std::thread io_thread([&] { io.run(); });
     int status = 0;
     try {
-        tarry::consumer worker(parsed.config, o, handler, hooks);
+        // The consumer does its I/O on the same io_context as the publisher.
+        tarry::consumer worker(io.get_executor(), parsed.config, o, handler, hooks);
         worker.start();
         std::printf("tarry demo: %d jobs on queue %s, published far-first\n", job_count, queue.c_str());
         {
