@@ -106,7 +106,7 @@ TEST_CASE("a lost lane's held jobs are dropped; a connection loss takes one pass
     // Two held per lane makes each lane hand over: fill all four.
     std::uint64_t tag = 0;
     for (int round = 0; round < 4; ++round) {
-        const std::size_t lane = h.core.lanes().size() > 0 ? static_cast<std::size_t>(round) : 0;
+        const auto lane = static_cast<std::size_t>(round);
         const auto gen = round == 0 ? g0 : h.open_lane(lane);
         h.deliver(lane, gen, ++tag, 1s);
         h.deliver(lane, gen, ++tag, 1s);
