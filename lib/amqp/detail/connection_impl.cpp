@@ -513,7 +513,7 @@ void connection_impl::perform(life::any_action& a) {
             } else if constexpr (std::is_same_v<A, act::cancel_timer>) {
                 reconnect_timer_.cancel();
             } else if constexpr (std::is_same_v<A, act::complete_connects>) {
-                complete_all(connect_waiters_, x.ec);
+                complete_all(connect_waiters_, x.why.code);
             } else if constexpr (std::is_same_v<A, act::complete_closes>) {
                 complete_all(close_waiters_, std::error_code{});
             } else if constexpr (std::is_same_v<A, act::count_failed_attempt>) {
