@@ -49,22 +49,26 @@ tarry::amqp::connection_config broker_of(const args& a, const std::string& url) 
 }
 
 int publish_job(const tarry::amqp::connection_config& broker, const job_to_publish& job, const char* program) {
+    // Why the connect and the publish failed: written on the I/O thread when
+    // they complete, so they outlive it (a publish not confirmed in time may
+    // still complete while the connection closes).
+    tarry::amqp::diagnostics connect_why, publish_why;
     boost::asio::io_context io;
     auto guard = boost::asio::make_work_guard(io);
     std::thread io_thread([&] { io.run(); });
     int status = 0;
     {
         tarry::amqp::connection conn(io.get_executor(), broker);
-        if (conn.async_connect(boost::asio::use_future).get()) {
+        if (conn.async_connect(connect_why, boost::asio::use_future).get()) {
             std::fprintf(stderr, "%s: cannot connect to %s: %s\n", program,
-                         tarry::amqp::to_redacted_url(broker).c_str(), conn.last_error().message.c_str());
+                         tarry::amqp::to_redacted_url(broker).c_str(), connect_why.message.c_str());
             status = 1;
         } else {
             tarry::publisher pub(conn);
             tarry::amqp::message m(job.body);
             m.properties.message_id = job.id;
             auto confirmed = pub.async_publish("", job.queue, std::move(m), tarry::job_schedule::at(job.due),
-                                               boost::asio::use_future);
+                                               publish_why, boost::asio::use_future);
             status = 1;
             if (confirmed.wait_for(confirm_wait) != std::future_status::ready) {
                 std::fprintf(stderr,
@@ -77,9 +81,8 @@ int publish_job(const tarry::amqp::connection_config& broker, const job_to_publi
                              "job (start its worker first, which declares it)\n",
                              program, job.queue.c_str());
             } else if (ec) {
-                const auto why = pub.last_error();
                 std::fprintf(stderr, "%s: the job was not published: %s\n", program,
-                             (why.code == ec ? why.message : ec.message()).c_str());
+                             publish_why.message.c_str());
             } else {
                 std::printf("published %s due %s to %s\n", job.id.c_str(), epoch_text(job.due).c_str(),
                             job.queue.c_str());

@@ -3,6 +3,7 @@
 #include "tarry/amqp/channel.hpp"
 
 #include "detail/connection_impl.hpp"
+#include "detail/op_diagnostics.hpp"
 
 namespace tarry::amqp {
 
@@ -16,49 +17,57 @@ namespace {
 
 namespace asio = boost::asio;
 
-void note_error(channel_shared& ch, const ev_op_done& ev) {
-    // A closed channel already holds why it closed (with the broker's reply).
-    if (!ev.ec || ev.ec == errc::operation_cancelled || !ch.open) return;
+template <class... Args>
+using completion = detail::op_handler<Args...>;
+
+/// Records an operation's failure as the channel's latest (last_error()),
+/// unless the channel is closed: then it holds why, with the broker's reply.
+void note_error(channel_shared& ch, const diagnostics& why) {
+    if (!why.code || why.code == errc::operation_cancelled || !ch.open) return;
     std::lock_guard lock(ch.mutex);
-    ch.last_error = diagnostics{ev.ec, ev.detail, std::nullopt};
+    ch.last_error = why;
 }
 
-/// Completes a handler of a default-constructed (null) channel with `ec`.
-template <class Handler, class... Args>
-void complete_unbound(Handler h, std::error_code ec, Args... values) {
+/// Completes an operation of a default-constructed (null) channel.
+template <class... Args>
+void complete_unbound(completion<Args...> h, diagnostics why, Args... values) {
     // Never from inside the starting call: hop through the system executor.
     asio::post(asio::system_executor(),
-               [h = std::move(h), ec, ... v = std::move(values)]() mutable {
-                   detail::complete_handler(std::move(h), asio::system_executor(), ec,
-                                            std::move(v)...);
+               [h = std::move(h), why = std::move(why), ... v = std::move(values)]() mutable {
+                   std::move(h).complete(asio::system_executor(), std::move(why), std::move(v)...);
                });
 }
 
-/// Fails a handler of a default-constructed (null) channel.
-template <class Handler, class... Args>
-void fail_unbound(Handler h, Args... values) {
-    complete_unbound(std::move(h), std::error_code(errc::channel_closed), std::move(values)...);
+/// Fails `operation` of a default-constructed (null) channel.
+template <class... Args>
+void fail_unbound(std::string_view operation, completion<Args...> h, Args... values) {
+    complete_unbound(std::move(h),
+                     detail::op_diagnostics(operation, diagnostics::from(errc::channel_closed,
+                                                                         "no channel")),
+                     std::move(values)...);
 }
 
-/// A result of type T drawn from the reply by `extract`; T{} on error.
+/// Completes `operation` with a result of type T drawn from the reply by
+/// `extract`; T{} on error.
 template <class T, class Extract>
-auto value_result(std::shared_ptr<channel_shared> ch, Extract extract) {
-    return [ch = std::move(ch), extract](auto h, ev_op_done&& ev) {
+auto value_result(std::shared_ptr<channel_shared> ch, std::string_view operation, Extract extract) {
+    return [ch = std::move(ch), operation, extract](auto h, ev_op_done&& ev) {
         if (ev.ec) {
-            note_error(*ch, ev);
-            detail::complete_handler(std::move(h), ch->conn->strand(), ev.ec, T{});
+            auto why = detail::op_diagnostics(operation, ev);
+            note_error(*ch, why);
+            std::move(h).complete(ch->conn->strand(), std::move(why), T{});
             return;
         }
-        detail::complete_handler(std::move(h), ch->conn->strand(), std::error_code{},
-                                 extract(ev));
+        std::move(h).complete(ch->conn->strand(), diagnostics{}, extract(ev));
     };
 }
 
-auto void_result(std::shared_ptr<channel_shared> ch) {
-    return [ch = std::move(ch)](auto h, ev_op_done&& ev) {
-        note_error(*ch, ev);
+auto void_result(std::shared_ptr<channel_shared> ch, std::string_view operation) {
+    return [ch = std::move(ch), operation](auto h, ev_op_done&& ev) {
+        auto why = detail::op_diagnostics(operation, ev);
+        note_error(*ch, why);
         ch->unconfirmed = ch->conn->unconfirmed_of(*ch);
-        detail::complete_handler(std::move(h), ch->conn->strand(), ev.ec);
+        std::move(h).complete(ch->conn->strand(), std::move(why));
     };
 }
 
@@ -74,9 +83,11 @@ void send_request(const std::shared_ptr<channel_shared>& ch, wire::method m, Han
                      });
 }
 
-template <class Handler>
-void send_void(const std::shared_ptr<channel_shared>& ch, wire::method m, Handler h) {
-    send_request(ch, std::move(m), std::move(h), void_result(ch));
+/// Sends method `m` (of type M, which names the operation) that completes
+/// with nothing but its outcome.
+template <class M, class Handler>
+void send_void(const std::shared_ptr<channel_shared>& ch, M m, Handler h) {
+    send_request(ch, std::move(m), std::move(h), void_result(ch, M::name));
 }
 
 template <class Reply>
@@ -132,8 +143,8 @@ void channel::set_close_handler(std::function<void(const diagnostics&)> f) const
 
 // ---- exchanges ---------------------------------------------------------------------
 
-void channel::declare_exchange_(exchange_options o, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::declare_exchange_(exchange_options o, completion<> h) const {
+    if (!s_) return fail_unbound(wire::exchange_declare::name, std::move(h));
     wire::exchange_declare m;
     m.exchange = std::move(o.name);
     m.type = std::move(o.type);
@@ -145,8 +156,8 @@ void channel::declare_exchange_(exchange_options o, handler<> h) const {
     send_void(s_, std::move(m), std::move(h));
 }
 
-void channel::delete_exchange_(std::string name, bool if_unused, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::delete_exchange_(std::string name, bool if_unused, completion<> h) const {
+    if (!s_) return fail_unbound(wire::exchange_delete::name, std::move(h));
     wire::exchange_delete m;
     m.exchange = std::move(name);
     m.if_unused = if_unused;
@@ -154,8 +165,11 @@ void channel::delete_exchange_(std::string name, bool if_unused, handler<> h) co
 }
 
 void channel::bind_exchange_(bool bind, std::string d, std::string s, std::string k,
-                             field_table a, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+                             field_table a, completion<> h) const {
+    if (!s_) {
+        return fail_unbound(bind ? wire::exchange_bind::name : wire::exchange_unbind::name,
+                            std::move(h));
+    }
     send_bind_or_unbind<wire::exchange_bind, wire::exchange_unbind>(
         s_, bind,
         [&](auto& m) {
@@ -169,8 +183,8 @@ void channel::bind_exchange_(bool bind, std::string d, std::string s, std::strin
 
 // ---- queues -------------------------------------------------------------------------
 
-void channel::declare_queue_(queue_options o, handler<queue_info> h) const {
-    if (!s_) return fail_unbound(std::move(h), queue_info{});
+void channel::declare_queue_(queue_options o, completion<queue_info> h) const {
+    if (!s_) return fail_unbound(wire::queue_declare::name, std::move(h), queue_info{});
     wire::queue_declare m;
     m.queue = std::move(o.name);
     m.passive = o.passive;
@@ -179,28 +193,30 @@ void channel::declare_queue_(queue_options o, handler<queue_info> h) const {
     m.auto_delete = o.auto_delete;
     m.arguments = std::move(o.arguments);
     send_request(s_, std::move(m), std::move(h),
-                 value_result<queue_info>(s_, [](const ev_op_done& ev) {
+                 value_result<queue_info>(s_, wire::queue_declare::name, [](const ev_op_done& ev) {
                      const auto& ok = reply_of<wire::queue_declare_ok>(ev);
                      return queue_info{ok.queue, ok.message_count, ok.consumer_count};
                  }));
 }
 
 void channel::delete_queue_(std::string name, queue_delete_options o,
-                            handler<std::uint32_t> h) const {
-    if (!s_) return fail_unbound(std::move(h), std::uint32_t{0});
+                            completion<std::uint32_t> h) const {
+    if (!s_) return fail_unbound(wire::queue_delete::name, std::move(h), std::uint32_t{0});
     wire::queue_delete m;
     m.queue = std::move(name);
     m.if_unused = o.if_unused;
     m.if_empty = o.if_empty;
     send_request(s_, std::move(m), std::move(h),
-                 value_result<std::uint32_t>(s_, [](const ev_op_done& ev) {
+                 value_result<std::uint32_t>(s_, wire::queue_delete::name, [](const ev_op_done& ev) {
                      return reply_of<wire::queue_delete_ok>(ev).message_count;
                  }));
 }
 
 void channel::bind_queue_(bool bind, std::string q, std::string x, std::string k, field_table a,
-                          handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+                          completion<> h) const {
+    if (!s_) {
+        return fail_unbound(bind ? wire::queue_bind::name : wire::queue_unbind::name, std::move(h));
+    }
     send_bind_or_unbind<wire::queue_bind, wire::queue_unbind>(
         s_, bind,
         [&](auto& m) {
@@ -212,25 +228,25 @@ void channel::bind_queue_(bool bind, std::string q, std::string x, std::string k
         std::move(h));
 }
 
-void channel::purge_queue_(std::string name, handler<std::uint32_t> h) const {
-    if (!s_) return fail_unbound(std::move(h), std::uint32_t{0});
+void channel::purge_queue_(std::string name, completion<std::uint32_t> h) const {
+    if (!s_) return fail_unbound(wire::queue_purge::name, std::move(h), std::uint32_t{0});
     wire::queue_purge m;
     m.queue = std::move(name);
     send_request(s_, std::move(m), std::move(h),
-                 value_result<std::uint32_t>(s_, [](const ev_op_done& ev) {
+                 value_result<std::uint32_t>(s_, wire::queue_purge::name, [](const ev_op_done& ev) {
                      return reply_of<wire::queue_purge_ok>(ev).message_count;
                  }));
 }
 
 // ---- consuming --------------------------------------------------------------------------
 
-void channel::qos_(qos_options o, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::qos_(qos_options o, completion<> h) const {
+    if (!s_) return fail_unbound(wire::basic_qos::name, std::move(h));
     send_void(s_, wire::basic_qos{o.prefetch_size, o.prefetch_count, o.global}, std::move(h));
 }
 
-void channel::consume_(consume_options o, consumer_handlers c, handler<std::string> h) const {
-    if (!s_) return fail_unbound(std::move(h), std::string{});
+void channel::consume_(consume_options o, consumer_handlers c, completion<std::string> h) const {
+    if (!s_) return fail_unbound(wire::basic_consume::name, std::move(h), std::string{});
     wire::basic_consume m;
     m.queue = std::move(o.queue);
     m.consumer_tag = std::move(o.consumer_tag);
@@ -244,16 +260,17 @@ void channel::consume_(consume_options o, consumer_handlers c, handler<std::stri
         std::move(h),
         [ch, consumer](auto h, ev_op_done&& ev) {
             if (ev.ec) {
-                note_error(*ch, ev);
                 // A cancelled wait leaves the consumer running (it may exist).
                 if (ev.ec != errc::operation_cancelled && *consumer) {
                     ch->conn->remove_consumer(*consumer);
                 }
-                detail::complete_handler(std::move(h), ch->conn->strand(), ev.ec, std::string{});
+                auto why = detail::op_diagnostics(wire::basic_consume::name, ev);
+                note_error(*ch, why);
+                std::move(h).complete(ch->conn->strand(), std::move(why), std::string{});
                 return;
             }
-            detail::complete_handler(std::move(h), ch->conn->strand(), std::error_code{},
-                                     reply_of<wire::basic_consume_ok>(ev).consumer_tag);
+            std::move(h).complete(ch->conn->strand(), diagnostics{},
+                                  reply_of<wire::basic_consume_ok>(ev).consumer_tag);
         },
         [ch, consumer, m = std::move(m), c = std::move(c)](connection_impl& conn, op_id id) mutable {
             auto* machine = conn.machine_for(*ch, id);
@@ -263,20 +280,20 @@ void channel::consume_(consume_options o, consumer_handlers c, handler<std::stri
         });
 }
 
-void channel::cancel_(std::string tag, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::cancel_(std::string tag, completion<> h) const {
+    if (!s_) return fail_unbound(wire::basic_cancel::name, std::move(h));
     wire::basic_cancel m;
     m.consumer_tag = std::move(tag);
     send_void(s_, std::move(m), std::move(h));
 }
 
-void channel::get_(std::string queue, bool no_ack, handler<std::optional<get_result>> h) const {
-    if (!s_) return fail_unbound(std::move(h), std::optional<get_result>{});
+void channel::get_(std::string queue, bool no_ack, completion<std::optional<get_result>> h) const {
+    if (!s_) return fail_unbound(wire::basic_get::name, std::move(h), std::optional<get_result>{});
     wire::basic_get m;
     m.queue = std::move(queue);
     m.no_ack = no_ack;
     send_request(s_, std::move(m), std::move(h),
-                 value_result<std::optional<get_result>>(s_, [](ev_op_done& ev) {
+                 value_result<std::optional<get_result>>(s_, wire::basic_get::name, [](ev_op_done& ev) {
                      std::optional<get_result> out;
                      auto* ok = std::get_if<wire::basic_get_ok>(&*ev.reply);
                      if (!ok || !ev.content) return out;
@@ -293,30 +310,30 @@ void channel::get_(std::string queue, bool no_ack, handler<std::optional<get_res
                  }));
 }
 
-void channel::ack_(std::uint64_t tag, bool multiple, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::ack_(std::uint64_t tag, bool multiple, completion<> h) const {
+    if (!s_) return fail_unbound(wire::basic_ack::name, std::move(h));
     send_void(s_, wire::basic_ack{tag, multiple}, std::move(h));
 }
 
-void channel::nack_(std::uint64_t tag, bool multiple, bool requeue, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::nack_(std::uint64_t tag, bool multiple, bool requeue, completion<> h) const {
+    if (!s_) return fail_unbound(wire::basic_nack::name, std::move(h));
     send_void(s_, wire::basic_nack{tag, multiple, requeue}, std::move(h));
 }
 
-void channel::reject_(std::uint64_t tag, bool requeue, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::reject_(std::uint64_t tag, bool requeue, completion<> h) const {
+    if (!s_) return fail_unbound(wire::basic_reject::name, std::move(h));
     send_void(s_, wire::basic_reject{tag, requeue}, std::move(h));
 }
 
-void channel::recover_(bool requeue, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::recover_(bool requeue, completion<> h) const {
+    if (!s_) return fail_unbound(wire::basic_recover::name, std::move(h));
     send_void(s_, wire::basic_recover{requeue}, std::move(h));
 }
 
 // ---- publishing -------------------------------------------------------------------------
 
-void channel::confirm_select_(handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::confirm_select_(completion<> h) const {
+    if (!s_) return fail_unbound(wire::confirm_select::name, std::move(h));
     send_void(s_, wire::confirm_select{}, std::move(h));
 }
 
@@ -337,17 +354,17 @@ channel::encoded_publish channel::encode_publish_(std::string_view exchange,
     return e;
 }
 
-void channel::publish_(encoded_publish f, handler<> h) const {
-    if (!s_) return fail_unbound(std::move(h));
+void channel::publish_(encoded_publish f, completion<> h) const {
+    if (!s_) return fail_unbound(wire::basic_publish::name, std::move(h));
     auto ch = s_;
     if (f.error) {
-        ch->conn->run_op(std::move(h), void_result(ch),
+        ch->conn->run_op(std::move(h), void_result(ch, wire::basic_publish::name),
                          [err = f.error, detail = std::move(f.detail)](connection_impl& c, op_id id) {
                              c.fail_op(id, err, detail);
                          });
         return;
     }
-    ch->conn->run_op(std::move(h), void_result(ch),
+    ch->conn->run_op(std::move(h), void_result(ch, wire::basic_publish::name),
                      [ch, frames = std::move(f.frames)](connection_impl& c, op_id id) mutable {
                          if (auto* machine = c.machine_for(*ch, id)) {
                              machine->publish_encoded(ch->ref, std::move(frames), id);
@@ -356,20 +373,21 @@ void channel::publish_(encoded_publish f, handler<> h) const {
                      });
 }
 
-void channel::flow_(bool active, handler<bool> h) const {
-    if (!s_) return fail_unbound(std::move(h), false);
+void channel::flow_(bool active, completion<bool> h) const {
+    if (!s_) return fail_unbound(wire::channel_flow::name, std::move(h), false);
     send_request(s_, wire::channel_flow{active}, std::move(h),
-                 value_result<bool>(s_, [](const ev_op_done& ev) {
+                 value_result<bool>(s_, wire::channel_flow::name, [](const ev_op_done& ev) {
                      return reply_of<wire::channel_flow_ok>(ev).active;
                  }));
 }
 
-void channel::close_(handler<> h) const {
-    if (!s_) return complete_unbound(std::move(h), std::error_code{});  // nothing to close
+void channel::close_(completion<> h) const {
+    if (!s_) return complete_unbound(std::move(h), diagnostics{});  // nothing to close
     auto ch = s_;
     ch->conn->run_op(std::move(h),
                      [ch](auto h, ev_op_done&& ev) {
-                         detail::complete_handler(std::move(h), ch->conn->strand(), ev.ec);
+                         std::move(h).complete(ch->conn->strand(),
+                                               detail::op_diagnostics(wire::channel_close::name, ev));
                      },
                      [ch](connection_impl& c, op_id id) {
                          if (!ch->open) {

@@ -26,20 +26,12 @@ connection& connection::operator=(connection&& other) noexcept {
 connection::executor_type connection::get_executor() const noexcept { return impl_->executor(); }
 const connection_config& connection::config() const noexcept { return impl_->config(); }
 
-void connection::connect_(const impl_ptr& impl,
-                          boost::asio::any_completion_handler<void(std::error_code)> h) {
-    impl->connect(std::move(h));
-}
-void connection::close_(const impl_ptr& impl,
-                        boost::asio::any_completion_handler<void(std::error_code)> h) {
-    impl->close(std::move(h));
-}
-void connection::open_channel_(
-    const impl_ptr& impl, boost::asio::any_completion_handler<void(std::error_code, channel)> h) {
+void connection::connect_(const impl_ptr& impl, completion<> h) { impl->connect(std::move(h)); }
+void connection::close_(const impl_ptr& impl, completion<> h) { impl->close(std::move(h)); }
+void connection::open_channel_(const impl_ptr& impl, completion<channel> h) {
     impl->open_channel(std::move(h));
 }
-void connection::wait_unblocked_(const impl_ptr& impl,
-                                 boost::asio::any_completion_handler<void(std::error_code)> h) {
+void connection::wait_unblocked_(const impl_ptr& impl, completion<> h) {
     impl->wait_unblocked(std::move(h));
 }
 

@@ -1,4 +1,4 @@
-// The "tarry.amqp" and "tarry.amqp.broker" error categories.
+// The "tarry.amqp" and "tarry.amqp.broker" error categories, and tarry::error.
 #include "tarry/amqp/error.hpp"
 
 #include "tarry/amqp/wire/error.hpp"
@@ -151,3 +151,34 @@ bool requires_reconnect(std::error_code ec) noexcept {
 }
 
 }  // namespace tarry::amqp
+
+// ---- tarry::error ------------------------------------------------------------------
+
+namespace tarry {
+
+struct error::payload {
+    payload(std::string_view context, amqp::diagnostics d) : why(std::move(d)) {
+        const std::string fallback = why.message.empty() && why.code ? why.code.message() : "";
+        const std::string& text = why.message.empty() ? fallback : why.message;
+        what.reserve(context.size() + 2 + text.size());
+        what = context;
+        if (!context.empty() && !text.empty()) what += ": ";
+        what += text;
+    }
+    amqp::diagnostics why;
+    std::string what;
+};
+
+error::error(amqp::diagnostics why) : error(std::string_view{}, std::move(why)) {}
+
+error::error(std::string_view context, amqp::diagnostics why)
+    : error(std::make_shared<const payload>(context, std::move(why))) {}
+
+error::error(std::shared_ptr<const payload> p)
+    : std::system_error(p->why.code), p_(std::move(p)) {}
+
+const char* error::what() const noexcept { return p_->what.c_str(); }
+
+const amqp::diagnostics& error::diagnostics() const noexcept { return p_->why; }
+
+}  // namespace tarry

@@ -26,27 +26,28 @@ std::size_t fingerprint(std::string_view exchange, std::string_view routing_key,
 std::uint64_t in_flight::add(std::uint64_t channel, std::string_view exchange, std::string_view routing_key,
                              const amqp::message& msg) {
     const std::uint64_t id = ++next_id_;
-    entries_.push_back({id, channel, fingerprint(exchange, routing_key, msg), false});
+    entries_.push_back({id, channel, fingerprint(exchange, routing_key, msg), nullptr});
     return id;
 }
 
 bool in_flight::match_return(std::uint64_t channel, std::string_view exchange, std::string_view routing_key,
-                             const amqp::message& msg) {
+                             const amqp::message& msg, amqp::diagnostics why) {
     const std::size_t f = fingerprint(exchange, routing_key, msg);
     for (auto& e : entries_) {
         if (e.channel == channel && e.fingerprint == f && !e.returned) {
-            e.returned = true;
+            e.returned = std::make_unique<amqp::diagnostics>(std::move(why));
             return true;
         }
     }
     return false;
 }
 
-bool in_flight::land(std::uint64_t id) {
+std::optional<amqp::diagnostics> in_flight::land(std::uint64_t id) {
     const auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
                                      [](const entry& e, std::uint64_t v) { return e.id < v; });
-    if (it == entries_.end() || it->id != id) return false;
-    const bool returned = it->returned;
+    if (it == entries_.end() || it->id != id) return std::nullopt;
+    std::optional<amqp::diagnostics> returned;
+    if (it->returned) returned = std::move(*it->returned);
     entries_.erase(it);
     return returned;
 }

@@ -4,11 +4,14 @@
 // Not thread-safe: the publisher's strand owns it.
 #pragma once
 
+#include "tarry/amqp/error.hpp"
 #include "tarry/amqp/message.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <optional>
 #include <string_view>
 
 namespace tarry::detail {
@@ -22,13 +25,14 @@ public:
 
     /// A basic.return came back on `channel`: marks the earliest publish
     /// sent there with the same exchange, routing key, message_id and body
-    /// that no earlier return marked. False when none matches.
+    /// that no earlier return marked, with `why` (what to tell its caller).
+    /// False when none matches.
     bool match_return(std::uint64_t channel, std::string_view exchange, std::string_view routing_key,
-                      const amqp::message& msg);
+                      const amqp::message& msg, amqp::diagnostics why);
 
-    /// Forgets publish `id` (its confirm or failure arrived); true when a
-    /// return was matched to it.
-    bool land(std::uint64_t id);
+    /// Forgets publish `id` (its confirm or failure arrived); the `why` of
+    /// the return matched to it, if any.
+    std::optional<amqp::diagnostics> land(std::uint64_t id);
 
     bool empty() const noexcept { return entries_.empty(); }
     std::size_t size() const noexcept { return entries_.size(); }
@@ -38,7 +42,7 @@ private:
         std::uint64_t id;
         std::uint64_t channel;
         std::size_t fingerprint;
-        bool returned;
+        std::unique_ptr<amqp::diagnostics> returned;  ///< set by a matched return (rare)
     };
     std::deque<entry> entries_;  // ascending id
     std::uint64_t next_id_ = 0;

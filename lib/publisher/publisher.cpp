@@ -82,15 +82,14 @@ publisher::publisher(amqp::connection& conn, publisher_options options)
 publisher::~publisher() { s_->detach(); }
 
 void publisher::publish_(std::string exchange, std::string routing_key, amqp::message msg,
-                         const job_schedule* when, handler h) {
+                         const job_schedule* when, completion h) {
     if (when != nullptr) {
         const wall_time now = std::chrono::system_clock::now();
         const wall_time due = when->due(now);
         if (auto refused = refusal(*when, due, now, s_->options); refused.code) {
-            const std::error_code ec = refused.code;
-            s_->note(std::move(refused));
-            asio::post(s_->strand,
-                       [s = s_, h = std::move(h), ec]() mutable { s->complete(std::move(h), ec); });
+            asio::post(s_->strand, [s = s_, h = std::move(h), why = std::move(refused)]() mutable {
+                s->complete(std::move(h), std::move(why));
+            });
             return;
         }
         contract::write_schedule(msg.properties, due, now);

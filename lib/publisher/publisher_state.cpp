@@ -15,18 +15,19 @@ namespace asio = boost::asio;
 publisher::state::state(amqp::connection& c, publisher_options o)
     : options(std::move(o)), strand(asio::make_strand(c.get_executor())), conn_(&c) {}
 
-void publisher::state::complete(handler h, std::error_code ec) {
+void publisher::state::complete(completion h, amqp::diagnostics why) {
+    const std::error_code ec = why.code;
     if (!ec) ++confirmed;
     else if (ec == publish_errc::unroutable) ++returned;
     else if (ec == amqp::errc::publish_nacked) ++nacked;
     else ++failed;
-    auto ex = asio::get_associated_executor(h, strand);
-    asio::dispatch(ex, [h = std::move(h), ec]() mutable { std::move(h)(ec); });
+    if (ec) note(why);
+    std::move(h).complete(strand, std::move(why));
 }
 
-void publisher::state::note(amqp::diagnostics why) {
+void publisher::state::note(const amqp::diagnostics& why) {
     std::lock_guard lock(error_mutex_);
-    last_error_ = std::move(why);
+    last_error_ = why;
 }
 
 amqp::diagnostics publisher::state::last_error() const {
@@ -64,34 +65,41 @@ void publisher::state::enqueue(outgoing o) {
     }
     lock.unlock();
     // The channel closed after the publisher was destroyed: no new one.
-    const std::error_code gone = amqp::errc::channel_closed;
-    note({gone, "the publisher's channel closed after the publisher was destroyed", std::nullopt});
-    opened(0, gone, {});
+    opened(0,
+           amqp::diagnostics::from(amqp::errc::channel_closed,
+                                   "the publisher's channel closed after the publisher was destroyed"),
+           {});
 }
 
 void publisher::state::open_locked() {
     opening_ = true;
     const std::uint64_t number = ++channels_opened_;
-    conn_->async_open_channel(asio::bind_executor(strand, [self = shared_from_this(), number](
-                                                              std::error_code ec, amqp::channel ch) {
-        if (ec) return self->opened(number, ec, ch);
-        ch.set_return_handler([w = self->weak_from_this(), number](amqp::returned_message r) {
-            if (auto s = w.lock()) {
-                asio::post(s->strand, [s, number, r = std::move(r)] { s->on_return(number, r); });
-            }
-        });
-        ch.async_confirm_select(asio::bind_executor(self->strand, [self, number, ch](std::error_code ec2) {
-            self->opened(number, ec2, ch);
+    // Where channel.open's and confirm.select's diagnostics go, kept by
+    // their handlers until the last has run.
+    auto diag = std::make_unique<amqp::diagnostics>();
+    amqp::diagnostics& why = *diag;
+    conn_->async_open_channel(
+        why, asio::bind_executor(strand, [self = shared_from_this(), number, diag = std::move(diag)](
+                                             std::error_code ec, amqp::channel ch) mutable {
+            if (ec) return self->opened(number, std::move(*diag), ch);
+            ch.set_return_handler([w = self->weak_from_this(), number](amqp::returned_message r) {
+                if (auto s = w.lock()) {
+                    asio::post(s->strand, [s, number, r = std::move(r)] { s->on_return(number, r); });
+                }
+            });
+            amqp::diagnostics& select_why = *diag;
+            ch.async_confirm_select(
+                select_why, asio::bind_executor(self->strand, [self, number, ch, diag = std::move(diag)](
+                                                                  std::error_code) mutable {
+                    self->opened(number, std::move(*diag), ch);
+                }));
         }));
-    }));
 }
 
-void publisher::state::opened(std::uint64_t number, std::error_code ec, const amqp::channel& ch) {
+void publisher::state::opened(std::uint64_t number, amqp::diagnostics why, const amqp::channel& ch) {
+    const std::error_code ec = why.code;
     if (ec && number != 0) {
-        auto why = ch.last_error();
-        if (why.code != ec) why = {ec, ec.message(), std::nullopt};
         why.message = "cannot open the publisher's channel: " + why.message;
-        note(std::move(why));
         ch.async_close([ch](std::error_code) {});  // if confirm.select failed on an open channel
     }
     {
@@ -106,7 +114,7 @@ void publisher::state::opened(std::uint64_t number, std::error_code ec, const am
     auto ready = std::move(waiting_);
     waiting_.clear();
     for (auto& o : ready) {
-        if (ec) complete(std::move(o.done), ec);
+        if (ec) complete(std::move(o.done), why);
         else send(std::move(o));
     }
     close_if_done();
@@ -117,28 +125,27 @@ void publisher::state::send(outgoing o) {
     ++published;
     amqp::publish_options po;
     po.mandatory = options.mandatory;
-    auto on_confirm = [self = shared_from_this(), ch = channel_, id, done = std::move(o.done)](
-                          std::error_code ec) mutable {
+    auto diag = std::make_unique<amqp::diagnostics>();  // kept by the handler until it runs
+    amqp::diagnostics& why = *diag;
+    auto on_confirm = [self = shared_from_this(), id, done = std::move(o.done),
+                       diag = std::move(diag)](std::error_code) mutable {
         // A publish's return was posted to this strand before its ack.
-        if (self->flights_.land(id) && !ec) ec = publish_errc::unroutable;
-        if (ec && ec != publish_errc::unroutable) {
-            auto why = ch.last_error();
-            if (why.code != ec) why = {ec, ec.message(), std::nullopt};
-            self->note(std::move(why));
-        }
-        self->complete(std::move(done), ec);
+        auto returned = self->flights_.land(id);
+        if (returned && !diag->code) *diag = std::move(*returned);
+        self->complete(std::move(done), std::move(*diag));
         self->close_if_done();
     };
-    channel_.async_publish(o.exchange, o.routing_key, o.msg, po,
+    channel_.async_publish(o.exchange, o.routing_key, o.msg, po, why,
                            asio::bind_executor(strand, std::move(on_confirm)));
 }
 
 void publisher::state::on_return(std::uint64_t number, const amqp::returned_message& r) {
-    if (!flights_.match_return(number, r.exchange, r.routing_key, r.msg)) return;
-    note({publish_errc::unroutable,
-          "no queue took the message published to exchange '" + r.exchange + "' with routing key '" +
-              r.routing_key + "' (" + r.reply.to_string() + ")",
-          r.reply});
+    flights_.match_return(number, r.exchange, r.routing_key, r.msg,
+                          {publish_errc::unroutable,
+                           "no queue took the message published to exchange '" + r.exchange +
+                               "' with routing key '" + r.routing_key + "' (" +
+                               r.reply.to_string() + ")",
+                           r.reply});
 }
 
 void publisher::state::close_if_done() {

@@ -22,7 +22,7 @@ struct publisher::state : std::enable_shared_from_this<publisher::state> {
     struct outgoing {
         std::string exchange, routing_key;
         amqp::message msg;
-        handler done;
+        completion done;
     };
 
     /// Starts opening a channel when there is none and none is opening.
@@ -31,11 +31,10 @@ struct publisher::state : std::enable_shared_from_this<publisher::state> {
     /// Sends `o` on the channel, or keeps it until the channel being opened
     /// is ready. On the strand.
     void enqueue(outgoing o);
-    /// Completes `h` with `ec` through its associated executor (default:
-    /// the strand) and counts the outcome. On the strand.
-    void complete(handler h, std::error_code ec);
-    /// Records why a publish failed (for last_error()). Any thread.
-    void note(amqp::diagnostics why);
+    /// Completes `h` with `why` (success when its code is empty) through
+    /// its associated executor (default: the strand), counts the outcome
+    /// and records a failure for last_error(). On the strand.
+    void complete(completion h, amqp::diagnostics why);
     amqp::diagnostics last_error() const;
     /// The publisher is gone (its destructor): the connection is not used
     /// after this returns, and the channel is closed once nothing is
@@ -48,7 +47,9 @@ struct publisher::state : std::enable_shared_from_this<publisher::state> {
 
 private:
     void open_locked();
-    void opened(std::uint64_t number, std::error_code ec, const amqp::channel& ch);
+    void opened(std::uint64_t number, amqp::diagnostics why, const amqp::channel& ch);
+    /// Records why a publish failed (for last_error()).
+    void note(const amqp::diagnostics& why);
     void send(outgoing o);
     void on_return(std::uint64_t number, const amqp::returned_message& r);
     void close_if_done();

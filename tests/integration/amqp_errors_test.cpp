@@ -1,5 +1,6 @@
 // Errors: a broker channel.close isolates one channel; authentication and
-// vhost failures, TLS failures and unreachable brokers fail fast and clearly.
+// vhost failures, TLS failures and unreachable brokers fail fast and clearly;
+// each operation's diagnostics are its own, and tarry::error carries them.
 #include "amqp_client.hpp"
 #include "process.hpp"
 
@@ -9,6 +10,18 @@
 #include <filesystem>
 
 using namespace amqp_it;
+
+namespace {
+
+/// Diagnostics no operation writes: what a test finds there was written.
+amqp::diagnostics stale() {
+    return {amqp::errc::heartbeat_timeout, "stale", amqp::broker_reply{320, "stale", 0, 0}};
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
 
 TEST_CASE("a failing declare closes its channel only; another channel keeps consuming") {
     TARRY_REQUIRE_BROKER(url);
@@ -53,6 +66,112 @@ TEST_CASE("a failing declare closes its channel only; another channel keeps cons
     CHECK(c.conn.is_open());
 }
 
+TEST_CASE("a passive declare of a missing queue: its diagnostics hold 404 and the broker's words") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    amqp::diagnostics opened = stale();
+    auto [open_ec, ch] = wait(c.conn.async_open_channel(opened, use_future));
+    REQUIRE_FALSE(open_ec);
+    CHECK_FALSE(opened.code);  // success clears them
+    CHECK(opened.message.empty());
+    CHECK_FALSE(opened.reply);
+
+    const auto missing = unique_name("missing");
+    amqp::diagnostics diag = stale();
+    auto [ec, info] = wait(ch.async_declare_queue(passive_queue(missing), diag, use_future));
+    CHECK(ec == amqp::reply_code::not_found);
+    CHECK(diag.code == amqp::reply_code::not_found);
+    REQUIRE(diag.reply);
+    CHECK(diag.reply->code == 404);
+    CHECK_MESSAGE(has(diag.reply->text, missing), diag.reply->text);
+    CHECK(diag.reply->class_id == 50);  // queue.declare
+    CHECK(diag.reply->method_id == 10);
+    CHECK_MESSAGE(starts_with(diag.message, "queue.declare: "), diag.message);
+    CHECK(has(diag.message, missing));
+
+    // Started on the channel the broker closed: refused, and not because of that reply.
+    amqp::diagnostics after = stale();
+    CHECK(wait(ch.async_qos(prefetch(1), after, use_future)) == amqp::errc::channel_closed);
+    CHECK(after.code == amqp::errc::channel_closed);
+    CHECK(starts_with(after.message, "basic.qos: "));
+    CHECK_FALSE(after.reply);
+}
+
+TEST_CASE("operations pending behind the failing one: their own name, the cause's reply") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto ch = c.open_channel();
+    const auto missing = unique_name("nope");
+    amqp::diagnostics declare, purge;
+    auto f1 = ch.async_declare_queue(passive_queue(missing), declare, use_future);
+    auto f2 = ch.async_purge_queue("whatever", purge, use_future);
+    CHECK(std::get<0>(wait(std::move(f1))) == amqp::reply_code::not_found);
+    CHECK(std::get<0>(wait(std::move(f2))) == amqp::reply_code::not_found);
+    CHECK(starts_with(declare.message, "queue.declare: "));
+    CHECK_MESSAGE(starts_with(purge.message, "queue.purge: "), purge.message);
+    REQUIRE(purge.reply);
+    CHECK(purge.reply->method_id == 10);  // the declare closed the channel
+    CHECK(has(purge.reply->text, missing));
+}
+
+TEST_CASE("two failures in a row each get their own diagnostics; last_error() keeps only the latest") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+
+    SUBCASE("on two channels, at once") {
+        auto one = c.open_channel();
+        auto two = c.open_channel();
+        const auto a = unique_name("missing-a");
+        const auto b = unique_name("missing-b");
+        amqp::diagnostics da, db;
+        auto fa = one.async_declare_queue(passive_queue(a), da, use_future);
+        auto fb = two.async_declare_queue(passive_queue(b), db, use_future);
+        CHECK(std::get<0>(wait(std::move(fa))) == amqp::reply_code::not_found);
+        CHECK(std::get<0>(wait(std::move(fb))) == amqp::reply_code::not_found);
+        REQUIRE(da.reply);
+        REQUIRE(db.reply);
+        CHECK(has(da.reply->text, a));
+        CHECK_FALSE(has(da.reply->text, b));
+        CHECK(has(db.reply->text, b));
+        CHECK_FALSE(has(db.reply->text, a));
+        CHECK(has(da.message, "channel " + std::to_string(one.number())));
+        CHECK(has(db.message, "channel " + std::to_string(two.number())));
+
+        // tarry::error carries them: the same code, and what() has both parts.
+        const tarry::error e("cannot check queue '" + a + "'", da);
+        CHECK(e.code() == amqp::reply_code::not_found);
+        CHECK(e.code() == da.code);
+        CHECK(std::string(e.what()) == "cannot check queue '" + a + "': " + da.message);
+        REQUIRE(e.diagnostics().reply);
+        CHECK(*e.diagnostics().reply == *da.reply);
+        try {
+            throw tarry::error("cannot check queue '" + b + "'", db);
+        } catch (const std::system_error& caught) {
+            CHECK(caught.code() == amqp::reply_code::not_found);
+            CHECK(has(caught.what(), b));
+        }
+    }
+    SUBCASE("on one channel that stays open") {
+        auto ch = c.open_channel();
+        amqp::message huge("m");
+        huge.properties.headers = amqp::field_table{{"big", std::string(200000, 'h')}};
+        amqp::diagnostics first, second;
+        auto f1 = ch.async_publish("", std::string(300, 'k'), amqp::message("m"), {}, first, use_future);
+        auto f2 = ch.async_publish("", "q", huge, {}, second, use_future);
+        CHECK(wait(std::move(f1)) == amqp::errc::invalid_argument);
+        CHECK(wait(std::move(f2)) == amqp::errc::header_too_large);
+        CHECK(first.code == amqp::errc::invalid_argument);
+        CHECK_MESSAGE(has(first.message, "routing-key"), first.message);
+        CHECK(second.code == amqp::errc::header_too_large);
+        CHECK(starts_with(second.message, "basic.publish: "));
+        CHECK(ch.is_open());
+        // The channel's last_error() only knows the latest: reading it after
+        // the first failure could have given the second.
+        CHECK(ch.last_error().code == second.code);
+        CHECK(ch.last_error().message == second.message);
+    }
+}
+
 TEST_CASE("pending operations behind a failing one fail with the broker's code too") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
@@ -85,12 +204,23 @@ TEST_CASE("wrong password: authentication_failed, quickly") {
     cfg.password = "wrong-password";
     client c(cfg);
     const auto start = std::chrono::steady_clock::now();
-    const auto ec = wait(c.conn.async_connect(use_future));
+    amqp::diagnostics diag = stale();
+    const auto ec = wait(c.conn.async_connect(diag, use_future));
     CHECK(ec == amqp::errc::authentication_failed);
     CHECK(std::chrono::steady_clock::now() - start < 10s);
+    CHECK(diag.code == amqp::errc::authentication_failed);
+    CHECK_MESSAGE(starts_with(diag.message, "connect: "), diag.message);
+    CHECK(has(diag.message, "ACCESS_REFUSED"));
+    REQUIRE(diag.reply);
+    CHECK(diag.reply->code == 403);
     const auto d = c.conn.last_error();
     CHECK(d.message.find("ACCESS_REFUSED") != std::string::npos);
     CHECK_FALSE(c.conn.is_open());
+
+    const tarry::error e("tarry: cannot connect", diag);
+    CHECK(e.code() == amqp::errc::authentication_failed);
+    CHECK(e.code() != amqp::reply_code::not_found);  // told apart from a missing queue
+    CHECK(std::string(e.what()) == "tarry: cannot connect: " + diag.message);
 }
 
 TEST_CASE("unknown vhost: vhost_access_refused, quickly") {
@@ -106,10 +236,17 @@ TEST_CASE("unknown vhost: vhost_access_refused, quickly") {
 TEST_CASE("nothing listening: connect_failed; operations before connecting: not_connected") {
     auto cfg = config_of("amqp://guest:guest@127.0.0.1:1/");
     client c(cfg);
-    auto [ec0, ch] = wait(c.conn.async_open_channel(use_future));
+    amqp::diagnostics open = stale();
+    auto [ec0, ch] = wait(c.conn.async_open_channel(open, use_future));
     CHECK(ec0 == amqp::errc::not_connected);
-    const auto ec = wait(c.conn.async_connect(use_future));
+    CHECK(open.code == amqp::errc::not_connected);
+    CHECK(starts_with(open.message, "channel.open: "));
+    amqp::diagnostics connect = stale();
+    const auto ec = wait(c.conn.async_connect(connect, use_future));
     CHECK(ec == amqp::errc::connect_failed);
+    CHECK(connect.code == amqp::errc::connect_failed);
+    CHECK_MESSAGE(has(connect.message, "127.0.0.1:1"), connect.message);
+    CHECK_FALSE(connect.reply);
     CHECK(c.conn.last_error().message.find("127.0.0.1:1") != std::string::npos);
 }
 

@@ -234,6 +234,51 @@ TEST_CASE("routable and unroutable publishes in flight at once each get their ow
     CHECK(pub.stats().confirmed == 40);
 }
 
+TEST_CASE("each publish's diagnostics say why that publish failed, even with others in flight") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    tarry::publisher_options po;
+    po.max_delay = 60s;
+    tarry::publisher pub(c.conn, po);
+    const auto q = declare_queue(c);
+    const auto missing = "no-such-queue-" + q;
+    const amqp::diagnostics stale{amqp::errc::heartbeat_timeout, "stale", std::nullopt};
+    amqp::diagnostics late = stale, lost = stale, fine = stale, copied = stale;
+    auto f1 = pub.async_publish("", q, amqp::message("late"), tarry::job_schedule::after(61s), late,
+                                use_future);
+    auto f2 = pub.async_publish("", missing, amqp::message("lost"), tarry::job_schedule::now(), lost,
+                                use_future);
+    auto f3 = pub.async_publish("", q, amqp::message("fine"), tarry::job_schedule::now(), fine,
+                                use_future);
+    auto f4 = pub.async_publish_as_is("", q, amqp::message("copy"), copied, use_future);
+    CHECK(wait(std::move(f1)) == tarry::publish_errc::delay_exceeds_max);
+    CHECK(wait(std::move(f2)) == tarry::publish_errc::unroutable);
+    ok(std::move(f3));
+    ok(std::move(f4));
+
+    CHECK(late.code == tarry::publish_errc::delay_exceeds_max);
+    CHECK_MESSAGE(late.message.find("max_delay (60000 ms)") != std::string::npos, late.message);
+    CHECK_FALSE(late.reply);
+    CHECK(lost.code == tarry::publish_errc::unroutable);
+    CHECK_MESSAGE(lost.message.find(missing) != std::string::npos, lost.message);
+    REQUIRE(lost.reply);
+    CHECK(lost.reply->code == 312);
+    CHECK_FALSE(fine.code);  // cleared on success
+    CHECK(fine.message.empty());
+    CHECK_FALSE(copied.code);
+
+    // The broker closes the channel: the publish's diagnostics hold its reply.
+    const auto no_exchange = "no-such-exchange-" + q;
+    amqp::diagnostics gone = stale;
+    CHECK(wait(pub.async_publish_as_is(no_exchange, "k", amqp::message("x"), gone, use_future)) ==
+          amqp::reply_code::not_found);
+    CHECK(gone.code == amqp::reply_code::not_found);
+    CHECK_MESSAGE(gone.message.rfind("basic.publish: ", 0) == 0, gone.message);
+    REQUIRE(gone.reply);
+    CHECK(gone.reply->text.find(no_exchange) != std::string::npos);
+    CHECK(pub.last_error().message == gone.message);  // the latest, for logs
+}
+
 TEST_CASE("a full queue with reject-publish: the publish fails with publish_nacked") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);

@@ -28,10 +28,10 @@
 #pragma once
 
 #include "tarry/amqp/channel.hpp"
+#include "tarry/amqp/completion.hpp"
 #include "tarry/amqp/connection_config.hpp"
 #include "tarry/amqp/error.hpp"
 
-#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
 
@@ -103,15 +103,20 @@ public:
     /// Connects → void(error_code). One attempt (no retry); errors:
     /// connect_failed, connect_timeout, tls_handshake_failed,
     /// authentication_failed, vhost_access_refused, protocol_version_refused,
-    /// ... with last_error() saying what happened. Completes at once with
-    /// success when already open.
+    /// ... Completes at once with success when already open.
     template <class Token>
     auto async_connect(Token&& token) {
         return boost::asio::async_initiate<Token, void(std::error_code)>(
-            [impl = impl_](boost::asio::any_completion_handler<void(std::error_code)> h) {
-                connect_(impl, std::move(h));
-            },
-            token);
+            [impl = impl_](completion<> h) { connect_(impl, std::move(h)); }, token);
+    }
+    /// The same, with this attempt's diagnostics in `diag`: what failed
+    /// ("connect: cannot connect to host:5672: Connection refused", ...) and,
+    /// when the broker closed the connection (bad credentials, unknown
+    /// vhost), its reply. Keep `diag` alive, untouched, until the handler
+    /// runs (channel.hpp says how diagnostics work).
+    template <class Token>
+    auto async_connect(diagnostics& diag, Token&& token) {
+        return async_connect(detail::with_diagnostics(diag, std::forward<Token>(token)));
     }
 
     /// Closes cleanly (connection.close, bounded by close_timeout) and stops
@@ -120,10 +125,13 @@ public:
     template <class Token>
     auto async_close(Token&& token) {
         return boost::asio::async_initiate<Token, void(std::error_code)>(
-            [impl = impl_](boost::asio::any_completion_handler<void(std::error_code)> h) {
-                close_(impl, std::move(h));
-            },
-            token);
+            [impl = impl_](completion<> h) { close_(impl, std::move(h)); }, token);
+    }
+    /// The same, with this operation's diagnostics in `diag` (cleared: the
+    /// close always succeeds).
+    template <class Token>
+    auto async_close(diagnostics& diag, Token&& token) {
+        return async_close(detail::with_diagnostics(diag, std::forward<Token>(token)));
     }
 
     /// Opens a channel → void(error_code, channel). not_connected when the
@@ -131,10 +139,12 @@ public:
     template <class Token>
     auto async_open_channel(Token&& token) {
         return boost::asio::async_initiate<Token, void(std::error_code, channel)>(
-            [impl = impl_](boost::asio::any_completion_handler<void(std::error_code, channel)> h) {
-                open_channel_(impl, std::move(h));
-            },
-            token);
+            [impl = impl_](completion<channel> h) { open_channel_(impl, std::move(h)); }, token);
+    }
+    /// The same, with this operation's diagnostics in `diag`.
+    template <class Token>
+    auto async_open_channel(diagnostics& diag, Token&& token) {
+        return async_open_channel(detail::with_diagnostics(diag, std::forward<Token>(token)));
     }
 
     /// Waits until the broker is not blocking publishes → void(error_code).
@@ -144,17 +154,21 @@ public:
     template <class Token>
     auto async_wait_unblocked(Token&& token) {
         return boost::asio::async_initiate<Token, void(std::error_code)>(
-            [impl = impl_](boost::asio::any_completion_handler<void(std::error_code)> h) {
-                wait_unblocked_(impl, std::move(h));
-            },
-            token);
+            [impl = impl_](completion<> h) { wait_unblocked_(impl, std::move(h)); }, token);
+    }
+    /// The same, with this operation's diagnostics in `diag`.
+    template <class Token>
+    auto async_wait_unblocked(diagnostics& diag, Token&& token) {
+        return async_wait_unblocked(detail::with_diagnostics(diag, std::forward<Token>(token)));
     }
 
     /// Snapshots, thread-safe.
     bool is_open() const noexcept;
     bool blocked() const noexcept;
-    /// Why the last connection attempt or connection ended (empty code
-    /// while all is well).
+    /// Why the latest connection attempt or connection ended (empty code
+    /// while all is well). A snapshot for logs only: a reconnect attempt may
+    /// replace it at any time, so it is not how to learn why an operation
+    /// failed: give that operation a `diagnostics&` (the overloads above).
     diagnostics last_error() const;
     /// The settled limits of the open connection (nothing when not open).
     std::optional<connection_info> info() const;
@@ -162,14 +176,14 @@ public:
 
 private:
     using impl_ptr = std::shared_ptr<detail::connection_impl>;
-    static void connect_(const impl_ptr& impl,
-                         boost::asio::any_completion_handler<void(std::error_code)> h);
-    static void close_(const impl_ptr& impl,
-                       boost::asio::any_completion_handler<void(std::error_code)> h);
-    static void open_channel_(const impl_ptr& impl,
-                              boost::asio::any_completion_handler<void(std::error_code, channel)> h);
-    static void wait_unblocked_(const impl_ptr& impl,
-                                boost::asio::any_completion_handler<void(std::error_code)> h);
+    /// What each operation runs with (see completion.hpp).
+    template <class... Args>
+    using completion = detail::op_handler<Args...>;
+
+    static void connect_(const impl_ptr& impl, completion<> h);
+    static void close_(const impl_ptr& impl, completion<> h);
+    static void open_channel_(const impl_ptr& impl, completion<channel> h);
+    static void wait_unblocked_(const impl_ptr& impl, completion<> h);
 
     impl_ptr impl_;
 };

@@ -6,15 +6,19 @@
 //  - "tarry.amqp.broker": the broker's reply code (reply_code, e.g. 404
 //    NOT_FOUND) when the broker closed a channel or the connection.
 // The broker's own words (code, text, failing method) travel apart from the
-// code, in a broker_reply inside diagnostics (see connection::last_error(),
-// channel::last_error()). requires_reconnect() says whether the connection
-// that produced a code must be rebuilt. Everything here is a plain value:
-// thread-safe to copy and read.
+// code, in a broker_reply inside diagnostics: every asynchronous operation
+// has an overload taking a `diagnostics&` that receives that operation's
+// own failure (see channel.hpp). requires_reconnect() says whether the
+// connection that produced a code must be rebuilt. APIs that throw throw
+// tarry::error, which carries both the code and the diagnostics.
+// Everything here is a plain value: thread-safe to copy and read.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 namespace tarry::amqp {
@@ -102,11 +106,16 @@ struct broker_reply {
 
 /// An error and what a person needs to act on it. `message` is one line
 /// naming what failed and why; `reply` is set when the broker closed
-/// something.
+/// something. Empty (no code) when nothing failed.
 struct diagnostics {
     std::error_code code;
     std::string message;
     std::optional<broker_reply> reply;
+
+    /// A failure without a broker reply: `code` and `message` (moved in).
+    static diagnostics from(std::error_code code, std::string message = {}) {
+        return {code, std::move(message), std::nullopt};
+    }
 };
 
 /// True when a code means the whole connection is gone and must be rebuilt
@@ -123,6 +132,37 @@ bool requires_reconnect(std::error_code ec) noexcept;
 bool is_hard_reply_code(std::uint16_t code) noexcept;
 
 }  // namespace tarry::amqp
+
+namespace tarry {
+
+/// What tarry's throwing APIs throw: a std::system_error whose code() is
+/// the failure's code (so `catch (const std::system_error&)` and comparing
+/// code() with amqp::errc or amqp::reply_code values tell an authentication
+/// failure from a missing queue), and which keeps the whole
+/// amqp::diagnostics, the broker's reply included.
+///
+/// what() is "context: message" (the diagnostics' message, or the code's
+/// message when that is empty); without a context, the message alone.
+/// Copying never throws (the text and diagnostics are shared, immutable).
+class error : public std::system_error {
+public:
+    explicit error(amqp::diagnostics why);
+    /// `context` says what the caller was doing, e.g. "tarry consumer:
+    /// cannot subscribe to 'jobs'".
+    error(std::string_view context, amqp::diagnostics why);
+
+    const char* what() const noexcept override;
+    /// The failure: code, message and, when the broker closed something,
+    /// its reply.
+    const amqp::diagnostics& diagnostics() const noexcept;
+
+private:
+    struct payload;
+    error(std::shared_ptr<const payload> p);
+    std::shared_ptr<const payload> p_;
+};
+
+}  // namespace tarry
 
 template <>
 struct std::is_error_code_enum<tarry::amqp::errc> : std::true_type {};

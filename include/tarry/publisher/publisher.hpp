@@ -10,6 +10,15 @@
 //   / connection's error (e.g. NOT_FOUND for a missing exchange,
 //   not_connected between reconnects). Errors are std::error_code values in
 //   the completion signature (never exceptions), as with amqp::channel.
+// - Why a publish failed: each publish has an overload taking an
+//   `amqp::diagnostics& diag` before the token. When the handler runs,
+//   `diag` holds that publish's failure and no other's: its code, one line a
+//   person can act on (the broker's words when it closed the channel, e.g.
+//   "basic.publish: the broker closed channel 1: 404 NOT_FOUND - no exchange
+//   'x' in vhost '/'", the exchange and routing key of a returned message,
+//   the numbers of a refused schedule) and the broker's reply when there is
+//   one; it is cleared on success. Keep `diag` alive, untouched, until the
+//   handler runs (see tarry/amqp/channel.hpp).
 // - Every member may be called from any thread; the work is posted to the
 //   connection's executor through the publisher's own strand. Completion
 //   handlers run on their associated executor (by default that strand, on
@@ -35,6 +44,7 @@
 // channel is opened then.)
 #pragma once
 
+#include "tarry/amqp/completion.hpp"
 #include "tarry/amqp/connection.hpp"
 #include "tarry/publisher/publish_error.hpp"
 #include "tarry/time/time_points.hpp"
@@ -130,10 +140,17 @@ public:
     auto async_publish(std::string exchange, std::string routing_key, amqp::message msg,
                        job_schedule when, Token&& token) {
         return boost::asio::async_initiate<Token, void(std::error_code)>(
-            [this](handler h, std::string x, std::string k, amqp::message m, job_schedule w) {
+            [this](completion h, std::string x, std::string k, amqp::message m, job_schedule w) {
                 publish_(std::move(x), std::move(k), std::move(m), &w, std::move(h));
             },
             token, std::move(exchange), std::move(routing_key), std::move(msg), when);
+    }
+    /// The same, with this publish's diagnostics in `diag`.
+    template <class Token>
+    auto async_publish(std::string exchange, std::string routing_key, amqp::message msg,
+                       job_schedule when, amqp::diagnostics& diag, Token&& token) {
+        return async_publish(std::move(exchange), std::move(routing_key), std::move(msg), when,
+                             amqp::detail::with_diagnostics(diag, std::forward<Token>(token)));
     }
 
     /// Publishes `msg` exactly as given (no schedule, id or delivery mode
@@ -144,25 +161,34 @@ public:
     auto async_publish_as_is(std::string exchange, std::string routing_key, amqp::message msg,
                              Token&& token) {
         return boost::asio::async_initiate<Token, void(std::error_code)>(
-            [this](handler h, std::string x, std::string k, amqp::message m) {
+            [this](completion h, std::string x, std::string k, amqp::message m) {
                 publish_(std::move(x), std::move(k), std::move(m), nullptr, std::move(h));
             },
             token, std::move(exchange), std::move(routing_key), std::move(msg));
     }
+    /// The same, with this publish's diagnostics in `diag`.
+    template <class Token>
+    auto async_publish_as_is(std::string exchange, std::string routing_key, amqp::message msg,
+                             amqp::diagnostics& diag, Token&& token) {
+        return async_publish_as_is(std::move(exchange), std::move(routing_key), std::move(msg),
+                                   amqp::detail::with_diagnostics(diag, std::forward<Token>(token)));
+    }
 
     /// Thread-safe.
     publisher_stats stats() const noexcept;
-    /// The latest failure: its code and one line a person can act on (the
-    /// broker's words when it closed the channel, e.g. "404 NOT_FOUND - no
-    /// exchange 'x' in vhost '/'", the exchange and routing key of a
-    /// returned message, the numbers of a refused schedule). Empty code
-    /// until a publish fails. Thread-safe; a snapshot.
+    /// The latest failure of any publish, as its diagnostics said. Empty
+    /// code until a publish fails. Thread-safe; a snapshot for logs only:
+    /// publishes in flight at once may replace it at any time, so it is not
+    /// how to learn why a publish failed: give that publish a
+    /// `diagnostics&` (the overloads above).
     amqp::diagnostics last_error() const;
 
 private:
     struct state;
+    /// What each publish runs with (see tarry/amqp/completion.hpp).
+    using completion = amqp::detail::op_handler<>;
     void publish_(std::string exchange, std::string routing_key, amqp::message msg,
-                  const job_schedule* when, handler h);
+                  const job_schedule* when, completion h);
 
     std::shared_ptr<state> s_;
 };

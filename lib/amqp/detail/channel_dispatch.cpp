@@ -215,10 +215,12 @@ void connection_machine::drop_channel(std::uint16_t number, std::error_code ec,
     // The channel's fate first, so the driver records why before any
     // operation of the channel completes.
     events_.push_back(ev_channel_closed{ch->ref, ec, detail, reply});
-    if (ch->in_flight) complete(ch->in_flight->op, ec, detail);
-    if (ch->content_op) complete(ch->content_op, ec, detail);
-    for (const auto& item : ch->held) complete(item.op, ec, detail);
-    for (const auto op : ch->confirms.drain()) complete(op, ec, detail);
+    // Every operation pending on it ends with this close, the broker's
+    // reply included (this channel closes only once).
+    if (ch->in_flight) complete(ch->in_flight->op, ec, detail, reply);
+    if (ch->content_op) complete(ch->content_op, ec, detail, reply);
+    for (const auto& item : ch->held) complete(item.op, ec, detail, reply);
+    for (const auto op : ch->confirms.drain()) complete(op, ec, detail, reply);
     for (const auto& [tag, consumer] : ch->consumers) {
         events_.push_back(ev_consumer_ended{ch->ref, consumer, tag, ec});
     }

@@ -2,6 +2,8 @@
 // connection's life (connection_lifecycle's inputs and actions).
 #include "connection_impl.hpp"
 
+#include "op_diagnostics.hpp"
+
 #include "tarry/amqp/url.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -126,30 +128,35 @@ void connection_impl::shutdown() { close(void_handler{}); }
 void connection_impl::wait_unblocked(void_handler h) {
     asio::post(strand_, [self = shared_from_this(), h = std::move(h)]() mutable {
         if (!self->lifecycle_.connection_up()) {
-            complete_handler(std::move(h), self->strand_,
-                             std::error_code(errc::not_connected));
+            std::move(h).complete(
+                self->strand_,
+                op_diagnostics("wait for unblocked",
+                               diagnostics::from(errc::not_connected, "the connection is not open")));
         } else if (!self->blocked_) {
-            complete_handler(std::move(h), self->strand_, std::error_code{});
+            std::move(h).complete(self->strand_, diagnostics{});
         } else {
             self->unblock_waiters_.push_back(std::move(h));
         }
     });
 }
 
-void connection_impl::open_channel(
-    asio::any_completion_handler<void(std::error_code, channel)> h) {
+void connection_impl::open_channel(op_handler<channel> h) {
     run_op(
         std::move(h),
         [this](auto h, ev_op_done&& ev) {
             if (ev.ec || !session_) {
-                complete_handler(std::move(h), strand_, ev.ec ? ev.ec : make_error_code(errc::not_connected), channel{});
+                if (!ev.ec) {
+                    ev.ec = errc::not_connected;
+                    ev.detail = "the connection is not open";
+                }
+                std::move(h).complete(strand_, op_diagnostics(wire::channel_open::name, ev), channel{});
                 return;
             }
             auto shared = std::make_shared<channel_shared>(
                 shared_from_this(), session_->generation, ev.channel,
                 session_->machine.limits().frame_max);
             channels_[ev.channel.serial] = shared;
-            complete_handler(std::move(h), strand_, std::error_code{}, channel(std::move(shared)));
+            std::move(h).complete(strand_, diagnostics{}, channel(std::move(shared)));
         },
         [](connection_impl& self, op_id id) {
             if (!self.session_ || !self.session_->machine.is_open()) {
@@ -448,7 +455,7 @@ void connection_impl::handle(const std::shared_ptr<session>& s, event& e) {
                     if (hooks_.on_blocked) hooks_.on_blocked(ev.reason);
                 } else {
                     if (hooks_.on_unblocked) hooks_.on_unblocked();
-                    complete_all(unblock_waiters_, std::error_code{});
+                    complete_all(unblock_waiters_, diagnostics{});
                 }
             } else if constexpr (std::is_same_v<E, ev_flow>) {
                 // Already answered by the machine; RabbitMQ uses connection.blocked instead.
@@ -485,7 +492,7 @@ void connection_impl::on_closed(const std::shared_ptr<session>& s, ev_connection
     }
     diagnostics d{e.ec, e.detail, e.reply};
     set_last_error(d);
-    complete_all(unblock_waiters_, e.ec);
+    complete_all(unblock_waiters_, op_diagnostics("wait for unblocked", d));
     if (!current) return;
     feed(life::input::ended{std::move(d), s->refused, clock::now()});
 }
@@ -513,9 +520,9 @@ void connection_impl::perform(life::any_action& a) {
             } else if constexpr (std::is_same_v<A, act::cancel_timer>) {
                 reconnect_timer_.cancel();
             } else if constexpr (std::is_same_v<A, act::complete_connects>) {
-                complete_all(connect_waiters_, x.ec);
+                complete_all(connect_waiters_, op_diagnostics("connect", std::move(x.why)));
             } else if constexpr (std::is_same_v<A, act::complete_closes>) {
-                complete_all(close_waiters_, std::error_code{});
+                complete_all(close_waiters_, diagnostics{});
             } else if constexpr (std::is_same_v<A, act::count_failed_attempt>) {
                 ++failed_attempts_;
             } else if constexpr (std::is_same_v<A, act::count_lost>) {
@@ -554,10 +561,10 @@ void connection_impl::close_session() {
     pump(session_);
 }
 
-void connection_impl::complete_all(std::vector<void_handler>& waiters, std::error_code ec) {
+void connection_impl::complete_all(std::vector<void_handler>& waiters, const diagnostics& why) {
     auto done = std::move(waiters);
     waiters.clear();
-    for (auto& w : done) complete_handler(std::move(w), strand_, ec);
+    for (auto& w : done) std::move(w).complete(strand_, why);
 }
 
 }  // namespace tarry::amqp::detail

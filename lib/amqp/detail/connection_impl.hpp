@@ -16,10 +16,10 @@
 #include "unique_function.hpp"
 
 #include "tarry/amqp/channel.hpp"
+#include "tarry/amqp/completion.hpp"
 #include "tarry/amqp/connection.hpp"
 #include "tarry/amqp/connection_config.hpp"
 
-#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/bind_executor.hpp>
@@ -36,17 +36,11 @@
 
 namespace tarry::amqp::detail {
 
-using void_handler = boost::asio::any_completion_handler<void(std::error_code)>;
-
-/// Invokes a completion handler through its associated executor (the
-/// strand by default, i.e. inline when already on it).
-template <class Handler, class Executor, class... Args>
-void complete_handler(Handler h, const Executor& fallback, Args&&... args) {
-    auto ex = boost::asio::get_associated_executor(h, fallback);
-    boost::asio::dispatch(ex, [h = std::move(h), ... a = std::forward<Args>(args)]() mutable {
-        std::move(h)(std::move(a)...);
-    });
-}
+/// Every operation completes through its op_handler (completion.hpp):
+/// std::move(h).complete(strand(), diagnostics, values...), which runs the
+/// handler through its associated executor (the strand by default, i.e.
+/// inline when already on it) after writing the diagnostics, if asked for.
+using void_handler = op_handler<>;
 
 class connection_impl : public std::enable_shared_from_this<connection_impl> {
 public:
@@ -64,7 +58,7 @@ public:
     void close(void_handler h);
     /// Closes without a waiter (the owner went away).
     void shutdown();
-    void open_channel(boost::asio::any_completion_handler<void(std::error_code, channel)> h);
+    void open_channel(op_handler<channel> h);
     void wait_unblocked(void_handler h);
 
     /// Posts: registers `h` as an operation (with its cancellation slot),
@@ -141,8 +135,8 @@ private:
     void perform(life::any_action& a);
     /// Ends the current session: abandons its attempt, or closes it cleanly.
     void close_session();
-    /// Completes and forgets every waiter in `waiters`, with `ec`.
-    void complete_all(std::vector<void_handler>& waiters, std::error_code ec);
+    /// Completes and forgets every waiter in `waiters`, with `why`.
+    void complete_all(std::vector<void_handler>& waiters, const diagnostics& why);
 
     boost::asio::any_io_executor executor_;
     strand_type strand_;

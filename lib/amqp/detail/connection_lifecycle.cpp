@@ -142,8 +142,9 @@ void connection_lifecycle::reconnect_after(diagnostics why, attempt_failure f,
 
 void connection_lifecycle::finish(const diagnostics& why, life::actions& out) {
     state_ = state::closed;
-    out.emplace_back(
-        act::complete_connects{why.code ? why.code : make_error_code(errc::connection_closed)});
+    diagnostics failed = why;
+    if (!failed.code) failed.code = errc::connection_closed;
+    out.emplace_back(act::complete_connects{std::move(failed)});
     out.emplace_back(act::call_on_closed{why});
 }
 

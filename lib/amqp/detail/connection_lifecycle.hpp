@@ -72,7 +72,8 @@ private:
     /// or gives up when the policy says so.
     void reconnect_after(diagnostics why, attempt_failure f, retry::duration elapsed,
                          life::actions& out);
-    /// Over for good: fails the connect waiters with why's code, on_closed.
+    /// Over for good: fails the connect waiters with `why` (its code, or
+    /// connection_closed when it has none), on_closed.
     void finish(const diagnostics& why, life::actions& out);
     /// The caller's close is done: its waiters, then finish, then the hooks go.
     void close_done(const diagnostics& why, life::actions& out);

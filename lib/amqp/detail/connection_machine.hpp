@@ -173,8 +173,10 @@ private:
     channel_state* prepare(channel_ref ref, const wire::method& m, op_id op, outgoing& item);
     std::uint16_t free_channel_number() const noexcept;
 
-    void complete(op_id op, std::error_code ec, std::string detail = {});
-    /// Fails every operation and consumer of a channel and forgets it.
+    void complete(op_id op, std::error_code ec, std::string detail = {},
+                  std::optional<broker_reply> closed_by = std::nullopt);
+    /// Fails every operation and consumer of a channel and forgets it; the
+    /// operations carry `reply` (the broker's close, if it closed it).
     void drop_channel(std::uint16_t number, std::error_code ec, const std::string& detail,
                       const std::optional<broker_reply>& reply);
     /// Ends the connection: fails everything with ec, queues the closed event.

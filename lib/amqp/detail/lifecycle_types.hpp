@@ -67,9 +67,10 @@ struct arm_timer {
     std::chrono::milliseconds delay{0};
 };
 struct cancel_timer {};
-/// Completes every queued async_connect with `ec` (success when empty).
+/// Completes every queued async_connect with `why` (success when its code
+/// is empty): the attempt's or the connection's end, as it was fed in.
 struct complete_connects {
-    std::error_code ec;
+    diagnostics why;
 };
 /// Completes every queued async_close, with success.
 struct complete_closes {};

@@ -6,12 +6,14 @@
 
 namespace tarry::amqp::detail {
 
-void connection_machine::complete(op_id op, std::error_code ec, std::string detail) {
+void connection_machine::complete(op_id op, std::error_code ec, std::string detail,
+                                  std::optional<broker_reply> closed_by) {
     if (op == 0) return;
     ev_op_done done;
     done.id = op;
     done.ec = ec;
     done.detail = std::move(detail);
+    done.closed_by = std::move(closed_by);
     events_.push_back(std::move(done));
 }
 

@@ -70,11 +70,17 @@ struct machine_config {
 
 /// An operation finished. For RPCs `reply` is the broker's answer (and
 /// `content` the message of a basic.get-ok); for channel.open `channel` is
-/// the new channel.
+/// the new channel. A failure is `ec` and `detail`, and `closed_by` when
+/// the broker closed the operation's channel or the connection while the
+/// operation was pending: each channel (each incarnation of a number) and
+/// each connection closes once, so that close is the one that ended this
+/// operation. An operation refused because its channel was already closed
+/// has no `closed_by`.
 struct ev_op_done {
     op_id id = 0;
     std::error_code ec;
     std::string detail;
+    std::optional<broker_reply> closed_by;
     channel_ref channel;
     std::optional<wire::method> reply;
     std::optional<wire::message_content> content;

@@ -153,6 +153,46 @@ TEST_CASE("first connect fails: closed, no reconnect, since the caller asked for
     }
 }
 
+TEST_CASE("the connect waiters learn why the attempt failed: code, message and broker reply") {
+    const auto connects_of = [](const life::actions& as) {
+        for (const auto& a : as) {
+            if (const auto* c = std::get_if<act::complete_connects>(&a)) return c->why;
+        }
+        FAIL("no complete_connects");
+        return amqp::diagnostics{};
+    };
+    script t;
+    t.connect();
+    const amqp::broker_reply refused{403, "ACCESS_REFUSED - Login was refused", 10, 11};
+    t.feed(in::ended{{errc::authentication_failed,
+                      "the broker closed the connection: 403 ACCESS_REFUSED - Login was refused",
+                      refused},
+                     false, t.now});
+    const auto why = connects_of(t.last);
+    CHECK(why.code == errc::authentication_failed);
+    CHECK(why.message == "the broker closed the connection: 403 ACCESS_REFUSED - Login was refused");
+    REQUIRE(why.reply);
+    CHECK(*why.reply == refused);
+
+    SUBCASE("a connect waiting through reconnects learns why the policy gave up") {
+        auto cfg = exact();
+        cfg.reconnect_backoff = cfg.reconnect_backoff.with_max_attempts(2);
+        auto r = reach(st::reconnecting, cfg);  // the loss was the first failure
+        r.connect();
+        r.failed("timed out");
+        const auto gave_up = connects_of(r.last);
+        CHECK(gave_up.code == errc::connect_failed);
+        CHECK(gave_up.message == "timed out (no more reconnect attempts: max attempts (2) reached)");
+    }
+    SUBCASE("a success clears it") {
+        script ok;
+        ok.connect();
+        ok.opened();
+        CHECK_FALSE(connects_of(ok.last).code);
+        CHECK(connects_of(ok.last).message.empty());
+    }
+}
+
 TEST_CASE("first connect opens: the connect waiters succeed, then on_open") {
     script t;
     t.connect();

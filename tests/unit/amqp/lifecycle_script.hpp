@@ -50,7 +50,7 @@ inline std::string describe(const life::any_action& a) {
                 return "arm_timer " + std::to_string(t.delay.count()) + "ms";
             },
             [](const act::cancel_timer&) -> std::string { return "cancel_timer"; },
-            [](const act::complete_connects& c) { return "complete_connects " + name_of(c.ec); },
+            [](const act::complete_connects& c) { return "complete_connects " + name_of(c.why.code); },
             [](const act::complete_closes&) -> std::string { return "complete_closes"; },
             [](const act::count_failed_attempt&) -> std::string { return "count_failed_attempt"; },
             [](const act::count_lost&) -> std::string { return "count_lost"; },

@@ -251,6 +251,11 @@ TEST_CASE("a broker channel.close fails that channel only; others keep working")
         CHECK(done->ec == amqp::reply_code::not_found);
         CHECK_FALSE(amqp::requires_reconnect(done->ec));
         CHECK(done->detail.find("no queue 'missing'") != std::string::npos);
+        // Each failed operation carries the broker's reply itself.
+        REQUIRE(done->closed_by);
+        CHECK(done->closed_by->code == 404);
+        CHECK(done->closed_by->text == c.reply_text);
+        CHECK(done->closed_by->method_id == 10);
     }
     auto closed = h.take<ev_channel_closed>();
     REQUIRE(closed);
@@ -268,6 +273,56 @@ TEST_CASE("a broker channel.close fails that channel only; others keep working")
     auto after = h.take_op(6);
     REQUIRE(after);
     CHECK(after->ec == amqp::errc::channel_closed);
+    CHECK_FALSE(after->closed_by);  // the close did not happen to this one
+}
+
+TEST_CASE("an operation's failure carries the close that ended it, never a later one") {
+    harness h;
+    h.handshake();
+    auto first = h.open_channel(1);
+    h.m.request(first, wire::queue_declare{0, "a", true}, 2);
+    h.pump();
+    wire::channel_close a;
+    a.reply_code = 404;
+    a.reply_text = "NOT_FOUND - no queue 'a' in vhost '/'";
+    h.server(1, a);
+    auto done_a = h.take_op(2);
+    REQUIRE(done_a);
+    REQUIRE(done_a->closed_by);
+    CHECK(done_a->closed_by->text == a.reply_text);
+
+    // The number comes back as another incarnation; its close is its own.
+    auto second = h.open_channel(3);
+    CHECK(second.number == first.number);
+    CHECK(second.serial != first.serial);
+    h.m.request(second, wire::queue_declare{0, "b", true}, 4);
+    h.pump();
+    wire::channel_close b;
+    b.reply_code = 404;
+    b.reply_text = "NOT_FOUND - no queue 'b' in vhost '/'";
+    h.server(1, b);
+    auto done_b = h.take_op(4);
+    REQUIRE(done_b);
+    REQUIRE(done_b->closed_by);
+    CHECK(done_b->closed_by->text == b.reply_text);
+    CHECK(done_a->closed_by->text == a.reply_text);
+
+    // Our own close carries no broker reply; neither does success.
+    auto third = h.open_channel(5);
+    h.m.request(third, wire::basic_qos{0, 1, false}, 6);
+    h.pump();
+    h.server(third.number, wire::basic_qos_ok{});
+    auto ok = h.take_op(6);
+    REQUIRE(ok);
+    CHECK_FALSE(ok->ec);
+    CHECK_FALSE(ok->closed_by);
+    h.m.request(third, wire::queue_declare{0, "c", true}, 7);
+    h.m.close(8, h.now);
+    h.pump();
+    auto closed = h.take_op(7);
+    REQUIRE(closed);
+    CHECK(closed->ec == amqp::errc::connection_closed);
+    CHECK_FALSE(closed->closed_by);
 }
 
 TEST_CASE("a broker close crossing ours: close-ok for theirs, wait for ours") {

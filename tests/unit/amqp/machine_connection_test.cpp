@@ -290,6 +290,9 @@ TEST_CASE("broker close (320 CONNECTION_FORCED): close-ok, every operation fails
         REQUIRE(done);
         CHECK(done->ec == amqp::reply_code::connection_forced);
         CHECK(amqp::requires_reconnect(done->ec));
+        REQUIRE(done->closed_by);
+        CHECK(done->closed_by->code == 320);
+        CHECK(done->closed_by->text == c.reply_text);
     }
     CHECK(h.count<ev_channel_closed>() == 2);
     auto closed = h.take<ev_connection_closed>();
