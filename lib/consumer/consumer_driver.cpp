@@ -161,11 +161,10 @@ void consumer::impl::spawn(F member) {
 }
 
 namespace {
-// What failed, for the consumer's start and its hooks: `what` failed with `ec`.
-amqp::diagnostics failure(std::error_code ec, const std::string& what, const amqp::diagnostics& last) {
-    amqp::diagnostics d = last;
-    d.code = ec;
-    d.message = what + ": " + (last.message.empty() ? ec.message() : last.message);
+// What failed, for the consumer's start and its hooks: the operation's own
+// diagnostics, with what the consumer was doing in front.
+amqp::diagnostics failure(const std::string& what, amqp::diagnostics d) {
+    d.message = what + ": " + d.message;
     return d;
 }
 }  // namespace
@@ -174,8 +173,9 @@ asio::awaitable<void> consumer::impl::connect() {
     // Copies first, so that they can be published once deliveries arrive;
     // the consuming connection's on_open then subscribes.
     for (auto* c : {&copies_conn_, &conn_}) {
-        if (const std::error_code ec = co_await c->async_connect(use_awaitable)) {
-            started(failure(ec, "cannot connect", c->last_error()));
+        amqp::diagnostics diag;
+        if (co_await c->async_connect(diag, use_awaitable)) {
+            started(failure(c == &conn_ ? "cannot connect" : "cannot connect (copies)", diag));
             co_return;
         }
     }
@@ -210,8 +210,9 @@ asio::awaitable<void> consumer::impl::subscribe() {
 }
 
 asio::awaitable<amqp::diagnostics> consumer::impl::declare_topology() {
-    auto [ec, ch] = co_await conn_.async_open_channel(use_awaitable);
-    if (ec) co_return failure(ec, "opening a channel", conn_.last_error());
+    amqp::diagnostics diag;
+    auto [ec, ch] = co_await conn_.async_open_channel(diag, use_awaitable);
+    if (ec) co_return failure("declaring the queues", diag);
     std::vector<amqp::queue_options> queues(1);
     queues[0].name = options_.queue;
     queues[0].durable = true;
@@ -233,9 +234,9 @@ asio::awaitable<amqp::diagnostics> consumer::impl::declare_topology() {
     amqp::diagnostics result;
     for (auto& q : queues) {
         const std::string name = q.name;
-        auto [qe, info] = co_await ch.async_declare_queue(std::move(q), use_awaitable);
+        auto [qe, info] = co_await ch.async_declare_queue(std::move(q), diag, use_awaitable);
         if (qe) {
-            result = failure(qe, "declaring queue '" + name + "'", ch.last_error());
+            result = failure("declaring queue '" + name + "'", diag);
             break;
         }
     }
@@ -244,8 +245,9 @@ asio::awaitable<amqp::diagnostics> consumer::impl::declare_topology() {
 }
 
 asio::awaitable<amqp::diagnostics> consumer::impl::open_lane(std::size_t i) {
-    auto [oe, ch] = co_await conn_.async_open_channel(use_awaitable);
-    if (oe) co_return failure(oe, "opening a channel", conn_.last_error());
+    amqp::diagnostics diag;
+    auto [oe, ch] = co_await conn_.async_open_channel(diag, use_awaitable);
+    if (oe) co_return failure("opening lane " + std::to_string(i), diag);
     const std::uint32_t gen = core_.lane_opened(i);
     channels_[i] = ch;
     ch.set_close_handler([w = weak_from_this(), i, gen](const amqp::diagnostics& d) {
@@ -256,7 +258,7 @@ asio::awaitable<amqp::diagnostics> consumer::impl::open_lane(std::size_t i) {
     });
     amqp::qos_options qos;
     qos.prefetch_count = options_.effective_prefetch();
-    if (const auto qe = co_await ch.async_qos(qos, use_awaitable)) co_return failure(qe, "basic.qos", ch.last_error());
+    if (co_await ch.async_qos(qos, diag, use_awaitable)) co_return failure("opening lane " + std::to_string(i), diag);
     co_return amqp::diagnostics{};
 }
 
@@ -281,9 +283,10 @@ asio::awaitable<void> consumer::impl::start_lane(std::size_t i) {
             s->execute();
         };
         auto ch = channels_[i];
-        auto [ce, tag] = co_await ch.async_consume(co, std::move(handlers), use_awaitable);
+        amqp::diagnostics diag;
+        auto [ce, tag] = co_await ch.async_consume(co, std::move(handlers), diag, use_awaitable);
         if (ce) {
-            d = failure(ce, "basic.consume", ch.last_error());
+            d = failure("consuming on lane " + std::to_string(i), diag);
         } else {
             core_.lane_consuming(i, gen, tag);
         }

@@ -53,9 +53,14 @@ amqp::connection_config copies_config_of(amqp::connection_config c) {
     return c;
 }
 
+// Options that cannot work and an empty handler are refused before anything starts.
 std::string checked(subscription_options o, const job_handler& handler) {
-    if (auto problem = validate(o)) throw std::invalid_argument("tarry consumer: " + problem->message);
-    if (!handler) throw std::invalid_argument("tarry consumer: the job handler is empty");
+    const auto refuse = [](std::string why) {
+        throw tarry::error("tarry consumer", amqp::diagnostics::from(std::make_error_code(std::errc::invalid_argument),
+                                                                     std::move(why)));
+    };
+    if (auto problem = validate(o)) refuse(problem->message);
+    if (!handler) refuse("the job handler is empty");
     return o.queue;
 }
 }  // namespace
@@ -111,7 +116,7 @@ void consumer::impl::start() {
     begin_start([&first](const amqp::diagnostics& d) { first.set_value(d); });
     if (const auto d = outcome.get(); d.code) {
         stop();
-        throw std::system_error(d.code, "tarry consumer: cannot start on '" + options_.queue + "': " + d.message);
+        throw tarry::error("tarry consumer: cannot start on '" + options_.queue + "'", d);
     }
 }
 

@@ -14,10 +14,8 @@ namespace tarry {
 namespace {
 using boost::asio::use_future;
 
-[[noreturn]] void fail(const std::string& what, std::error_code ec, const amqp::channel& ch) {
-    const auto detail = ch.last_error().message;
-    throw std::runtime_error("replay: " + what + ": " + ec.message() + (detail.empty() ? "" : " - " + detail));
-}
+// What failed, with that operation's own diagnostics.
+[[noreturn]] void fail(const std::string& what, const amqp::diagnostics& d) { throw tarry::error("replay: " + what, d); }
 
 std::string reason_of(const amqp::message& m) {
     const auto* v = m.properties.headers ? m.properties.headers->find(contract::reason_header) : nullptr;
@@ -27,25 +25,27 @@ std::string reason_of(const amqp::message& m) {
 }  // namespace
 
 replay_result replay_dead_letters(amqp::connection& conn, const replay_options& o) {
-    if (o.queue.empty()) throw std::invalid_argument("replay: the work queue is required");
+    if (o.queue.empty())
+        fail("options", amqp::diagnostics::from(std::make_error_code(std::errc::invalid_argument), "the work queue is required"));
     const std::string dead = o.dead_letter_queue.empty() ? o.queue + ".dead" : o.dead_letter_queue;
-    auto [open_error, ch] = conn.async_open_channel(use_future).get();
-    if (open_error) throw std::runtime_error("replay: cannot open a channel: " + conn.last_error().message);
+    amqp::diagnostics diag;
+    auto [open_error, ch] = conn.async_open_channel(diag, use_future).get();
+    if (open_error) fail("cannot open a channel", diag);
     amqp::queue_options check;
     check.name = dead;
     check.passive = true;
-    auto [declare_error, info] = ch.async_declare_queue(check, use_future).get();
-    if (declare_error) fail("no dead-letter queue '" + dead + "'", declare_error, ch);
+    auto [declare_error, info] = ch.async_declare_queue(check, diag, use_future).get();
+    if (declare_error) fail("no dead-letter queue '" + dead + "'", diag);
     check.name = o.queue;
-    if (auto [e, i] = ch.async_declare_queue(check, use_future).get(); e) fail("no queue '" + o.queue + "'", e, ch);
+    if (auto [e, i] = ch.async_declare_queue(check, diag, use_future).get(); e) fail("no queue '" + o.queue + "'", diag);
 
     publisher pub(conn);
     replay_result r;
     // Each message present at the start is looked at once: skipped ones stay
     // unacknowledged until the channel closes, which puts them back.
     for (std::uint32_t seen = 0; seen < info.message_count; ++seen) {
-        auto [get_error, got] = ch.async_get(dead, {}, use_future).get();
-        if (get_error) fail("basic.get from '" + dead + "'", get_error, ch);
+        auto [get_error, got] = ch.async_get(dead, {}, diag, use_future).get();
+        if (get_error) fail("basic.get from '" + dead + "'", diag);
         if (!got) break;
         const auto& d = got->item;
         // An unreadable message, or the dead letter of one, holds no job to
@@ -57,9 +57,9 @@ replay_result replay_dead_letters(amqp::connection& conn, const replay_options& 
             ++r.skipped;
             continue;
         }
-        if (auto e = pub.async_publish_as_is("", o.queue, detail::replay_copy(d.msg), use_future).get())
-            throw std::runtime_error("replay: republishing to '" + o.queue + "' failed: " + e.message());
-        if (auto e = ch.async_ack(d.delivery_tag, {}, use_future).get()) fail("ack", e, ch);
+        if (pub.async_publish_as_is("", o.queue, detail::replay_copy(d.msg), diag, use_future).get())
+            fail("republishing to '" + o.queue + "'", diag);
+        if (ch.async_ack(d.delivery_tag, {}, diag, use_future).get()) fail("ack", diag);
         ++r.moved;
     }
     ch.async_close(use_future).wait();

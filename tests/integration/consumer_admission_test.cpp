@@ -149,7 +149,8 @@ TEST_CASE("a hold horizon at or above the broker's consumer_timeout is refused w
     try {
         tarry::consumer w(amqp::connection_config{}, o, succeed);
         FAIL("the consumer accepted a hold horizon equal to the broker's consumer_timeout");
-    } catch (const std::invalid_argument& e) {
+    } catch (const tarry::error& e) {
+        CHECK(e.code() == std::errc::invalid_argument);
         CHECK(std::string(e.what()).find("before the broker's consumer_timeout") != std::string::npos);
     }
 }

@@ -74,9 +74,11 @@ TEST_CASE("start failures carry a code: a missing queue is the broker's 404, a w
         tarry::consumer w(config_of(url), o, succeed);
         w.start();
         FAIL("started on a queue that does not exist");
-    } catch (const std::system_error& e) {
+    } catch (const tarry::error& e) {
         CHECK(e.code() == amqp::reply_code::not_found);
         CHECK(std::string(e.what()).find(o.queue) != std::string::npos);
+        REQUIRE(e.diagnostics().reply);
+        CHECK(e.diagnostics().reply->code == 404);
     }
     auto cfg = config_of(url);
     cfg.password = "not-the-password";

@@ -80,8 +80,9 @@ struct consumer_hooks {
 
 class consumer {
 public:
-    /// Nothing happens until start(). Throws std::invalid_argument when
-    /// validate(options) finds a problem, or the handler is empty.
+    /// Nothing happens until start(). Throws tarry::error (code
+    /// std::errc::invalid_argument) when validate(options) finds a problem,
+    /// or the handler is empty.
     consumer(amqp::connection_config config, subscription_options options, job_handler handler,
              consumer_hooks hooks = {});
     /// The same, running its I/O on `executor` (no I/O thread of its own).
@@ -99,10 +100,10 @@ public:
     /// retried, dead-lettered; its connection_name gets " (copies)"),
     /// declares the work, wait and dead-letter queues, subscribes
     /// and starts the workers; returns once deliveries can flow. Throws
-    /// std::system_error (a std::runtime_error) whose code() says what
-    /// failed (amqp::errc::authentication_failed, the broker's 404 for a
-    /// missing queue, ...) and whose what() says where; then nothing keeps
-    /// running. Call start() or async_run() once.
+    /// tarry::error (a std::system_error): code() says what failed
+    /// (amqp::errc::authentication_failed, the broker's 404 for a missing
+    /// queue, ...), diagnostics() carries the broker's reply, what() says
+    /// where; then nothing keeps running. Call start() or async_run() once.
     void start();
 
     /// Starts as start() does, without blocking, and completes once the

@@ -34,7 +34,8 @@ struct replay_result {
 /// attempt count starts again) and without the broker's death headers,
 /// confirmed, and only then removed; the rest stay where they were. Blocks;
 /// call it from any thread but the connection's I/O thread. `conn` must be
-/// open. Throws std::runtime_error saying what failed; what was moved before
+/// open. Throws tarry::error (code and diagnostics of what failed; an empty
+/// queue name is std::errc::invalid_argument); what was moved before
 /// stays moved, nothing is lost (a failure between the confirm and the
 /// removal leaves a duplicate, never a gap).
 replay_result replay_dead_letters(amqp::connection& conn, const replay_options& options);
