@@ -41,6 +41,11 @@ std::uint16_t subscription_options::effective_prefetch() const noexcept {
     return static_cast<std::uint16_t>(std::min<std::size_t>(wanted, 65535));
 }
 
+std::size_t subscription_options::effective_max_due_waiting() const noexcept {
+    if (max_due_waiting != 0) return max_due_waiting;
+    return std::max<std::size_t>(64 * workers, 512);
+}
+
 std::chrono::milliseconds subscription_options::backlog_margin() const noexcept {
     const auto tenth = broker_consumer_timeout / 10;
     const auto wanted = std::max<std::chrono::milliseconds>(tenth, std::chrono::seconds(2));

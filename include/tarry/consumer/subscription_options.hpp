@@ -59,6 +59,12 @@ struct subscription_options {
     /// when a lane's share needs more, more lanes are opened (see
     /// effective_channels()).
     std::uint16_t prefetch = 0;
+    /// Jobs due at arrival that may wait for a worker at once. When that
+    /// many wait, the consuming lane stops taking deliveries (basic.cancel)
+    /// until half of them have started; the broker keeps the rest. 0 =
+    /// derived: 64 per worker, at least 512 (one socket read can carry a
+    /// few hundred deliveries; a smaller bound would pause between reads).
+    std::size_t max_due_waiting = 0;
     /// Parking: wait queues `<queue>.wait.<ttl ms>` with TTLs doubling from
     /// this up to the hold horizon; a parked job returns from the largest TTL
     /// that brings it back before it is due. 0 = min(1 s, hold_horizon / 2).
@@ -112,6 +118,8 @@ struct subscription_options {
     /// How many held jobs make the consuming lane hand over:
     /// ceil(max_held / effective_channels()).
     std::size_t lane_hold() const noexcept;
+    /// max_due_waiting, or the derived value when it is 0.
+    std::size_t effective_max_due_waiting() const noexcept;
     /// prefetch, or the derived value when it is 0; never 0 (no limit).
     std::uint16_t effective_prefetch() const noexcept;
     /// How long before broker_consumer_timeout a due job that has not

@@ -339,6 +339,9 @@ public:
 
     /// Items held. Lock-free; may lag a concurrent push or pop.
     std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
+    /// Of those, the items in the ready path (pushed by push_ready() or
+    /// push_ready_quiet() and not yet popped). A snapshot, like size().
+    std::size_t ready_size() const noexcept { return ready_size_.load(std::memory_order_relaxed); }
     bool empty() const noexcept { return size() == 0; }
     /// Sum of the bytes of the items held. Lock-free; may lag as size() does.
     std::size_t bytes() const noexcept { return bytes_out_.load(std::memory_order_relaxed); }
@@ -422,6 +425,7 @@ private:
 
     void publish_sizes() noexcept {
         size_.store(held(), std::memory_order_relaxed);
+        ready_size_.store(ready_.size(), std::memory_order_relaxed);
         bytes_out_.store(bytes_, std::memory_order_relaxed);
     }
 
@@ -569,6 +573,7 @@ private:
 
     std::atomic<bool> clock_hungry_{false};  // a hint only: did the last due check read the clock?
     std::atomic<std::size_t> size_{0};
+    std::atomic<std::size_t> ready_size_{0};
     std::atomic<std::size_t> bytes_out_{0};
 };
 

@@ -48,6 +48,7 @@ void consumer_core::tick(moment now) {
     }
     if (backlog_check_at_ && *backlog_check_at_ <= now.steady) check_backlog(now);
     copy_timers(now);
+    resume_if_drained();
 }
 
 void consumer_core::check_backlog(moment now) {

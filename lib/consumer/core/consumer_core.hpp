@@ -12,8 +12,10 @@
 //   one that is no longer current (its channel's incarnation is gone) is
 //   dropped - nothing published, nothing acked;
 // - lanes: lane_table alone counts unsettled and held deliveries per lane;
-// - the due backlog: a due job not started backlog_margin() before the
-//   broker's consumer_timeout (counted from its delivery) is given back;
+// - the due backlog: at most max_due_waiting jobs due at arrival wait for a
+//   worker (then the intake pauses until half of them have started), and a
+//   due job not started backlog_margin() before the broker's
+//   consumer_timeout (counted from its delivery) is given back;
 // - copies: a copy not confirmed within copy_confirm_timeout counts as
 //   refused; a refused copy is published again after a pause (the handler
 //   is not run again) until its original would overstay, then the original
@@ -187,6 +189,10 @@ private:
     void resubscribe_in(std::chrono::milliseconds delay, moment now);
     void maybe_rotate();
     void check_backlog(moment now);
+    /// The due backlog bound: the intake pauses while max_due_waiting jobs
+    /// due at arrival wait for a worker, and resumes at half of it.
+    void pause_if_full();
+    void resume_if_drained();
 
     void emit(job_event e);
     void report(connection_event::kind k, std::string detail, std::chrono::milliseconds delay = {}) {
@@ -206,6 +212,7 @@ private:
     std::size_t intake_ = lane_table::none;   // the lane consuming (the newest one)
     std::size_t rotating_from_ = lane_table::none;  // a hand-over in progress: the old lane
     bool starting_ = false;                   // a start_lane action is out
+    bool paused_ = false;                     // the intake is cancelled while the due backlog drains
     bool stopping_ = false;
     bool wake_asked_ = false;
     bool sweep_asked_ = false;

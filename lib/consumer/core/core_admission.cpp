@@ -68,6 +68,7 @@ void consumer_core::fast_path(held_job j, moment now) {
         wake_asked_ = true;
         actions_.push_back(action::wake_workers{});
     }
+    pause_if_full();
 }
 
 void consumer_core::hold(held_job j, moment now) {

@@ -13,7 +13,7 @@ constexpr std::chrono::milliseconds resubscribe_after_failure{1000};
 }  // namespace
 
 void consumer_core::subscribed() {
-    if (stopping_ || starting_ || intake_ != lane_table::none) return;
+    if (stopping_ || starting_ || paused_ || intake_ != lane_table::none) return;
     start_lane(lanes_.next(lane_table::none));
 }
 
@@ -38,7 +38,7 @@ void consumer_core::lane_consuming(std::size_t lane, std::uint32_t gen, std::str
     auto& l = lanes_[lane];
     l.state = lane_state::intake::consuming;
     l.consumer_tag = std::move(tag);
-    if (stopping_) {  // stop() came while it started: cancel it too
+    if (stopping_ || paused_) {  // stop() or a pause came while it started: cancel it too
         cancel(lane);
         return;
     }
@@ -83,6 +83,20 @@ void consumer_core::maybe_rotate() {
     if (to == lane_table::none || (lanes_.up(to) && lanes_[to].holding >= lanes_[from].holding)) return;
     rotating_from_ = from;
     start_lane(to);
+}
+
+void consumer_core::pause_if_full() {
+    if (paused_ || intake_ == lane_table::none) return;
+    if (store_.ready_waiting() < options_.effective_max_due_waiting()) return;
+    paused_ = true;
+    rotating_from_ = lane_table::none;
+    cancel(intake_);
+}
+
+void consumer_core::resume_if_drained() {
+    if (!paused_ || store_.ready_waiting() > options_.effective_max_due_waiting() / 2) return;
+    paused_ = false;
+    if (!stopping_ && !starting_ && intake_ == lane_table::none) start_lane(lanes_.next(lane_table::none));
 }
 
 void consumer_core::lane_lost(std::size_t lane, std::uint32_t gen, const std::string& why, moment now) {

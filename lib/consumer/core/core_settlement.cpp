@@ -10,6 +10,7 @@
 namespace tarry::detail {
 
 void consumer_core::finished(finished_job f, moment now) {
+    resume_if_drained();
     held_job& j = f.job;
     if (f.what == finished_job::result::not_current) {
         drop(j, "its channel was lost before it ran", now);

@@ -38,6 +38,8 @@ public:
     virtual std::vector<held_item> drain() = 0;
     virtual std::size_t size() const = 0;
     virtual std::size_t bytes() const = 0;
+    /// Of size(), the jobs handed to the workers by ready() and not yet taken.
+    virtual std::size_t ready_waiting() const = 0;
 };
 
 template <class Clock>
@@ -60,6 +62,7 @@ public:
     std::vector<held_item> drain() override { return q_.drain(); }
     std::size_t size() const override { return q_.size(); }
     std::size_t bytes() const override { return q_.bytes(); }
+    std::size_t ready_waiting() const override { return q_.ready_size(); }
 
 private:
     delay_queue<held_job, Clock>& q_;

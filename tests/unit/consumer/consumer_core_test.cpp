@@ -187,6 +187,43 @@ TEST_CASE("fault: a due backlog is given back before the broker's consumer_timeo
     CHECK(h.take<action::ack>().size() == 3);
 }
 
+TEST_CASE("the due backlog is bounded: the intake pauses at max_due_waiting and resumes at half") {
+    subscription_options o = small_options();
+    o.max_due_waiting = 4;
+    harness h(o);
+    const auto gen = h.subscribe();
+    for (std::uint64_t t = 1; t <= 3; ++t) h.deliver(0, gen, t, std::nullopt);
+    CHECK(h.take<action::cancel_lane>().empty());
+    h.deliver(0, gen, 4, std::nullopt);  // the fourth waiting job: full
+    auto cancels = h.take<action::cancel_lane>();
+    REQUIRE(cancels.size() == 1);
+    CHECK(cancels[0].lane == 0);
+    // Deliveries already on their way when the cancel went out are still taken.
+    h.deliver(0, gen, 5, std::nullopt);
+    CHECK(h.queue.size() == 5);
+    // A resubscribe (say, after a reconnect) does not end the pause.
+    h.core.subscribed();
+    CHECK(h.take<action::start_lane>().empty());
+    for (int i = 0; i < 2; ++i) h.finish(*h.pop(), job_outcome::success());
+    CHECK(h.take<action::start_lane>().empty());  // 3 still wait: above half of 4
+    h.finish(*h.pop(), job_outcome::success());
+    auto starts = h.take<action::start_lane>();  // 2 wait: the intake resumes
+    REQUIRE(starts.size() == 1);
+    h.open_lane(starts[0].lane);
+    CHECK(h.take<action::cancel_lane>().empty());
+    CHECK(h.take<action::ack>().size() == 3);
+}
+
+TEST_CASE("the derived due backlog bound follows the workers") {
+    subscription_options o;
+    o.workers = 1;
+    CHECK(o.effective_max_due_waiting() == 512);
+    o.workers = 16;
+    CHECK(o.effective_max_due_waiting() == 1024);
+    o.max_due_waiting = 10;
+    CHECK(o.effective_max_due_waiting() == 10);
+}
+
 TEST_CASE("a held job is never given back as backlog as it falls due") {
     harness h;  // hold_horizon 2 s, consumer_timeout 5 s, margin 2 s
     const auto gen = h.subscribe();

@@ -39,6 +39,7 @@ public:
     std::vector<held_item> drain() override { return inner_.drain(); }
     std::size_t size() const override { return inner_.size(); }
     std::size_t bytes() const override { return inner_.bytes(); }
+    std::size_t ready_waiting() const override { return inner_.ready_waiting(); }
     std::size_t passes = 0;
 
 private:
