@@ -127,13 +127,12 @@ void consumer::impl::run(detail::core_action& a) {
 }
 
 void consumer::impl::arm_timer() {
+    // Re-armed only for an earlier wake: a timer that fires early finds
+    // nothing due and is armed again then, which costs less than moving it
+    // at every confirm (each move completes the old wait as cancelled).
     const auto at = core_.next_wake();
-    if (at == timer_at_) return;
+    if (!at || (timer_at_ && *timer_at_ <= *at)) return;
     timer_at_ = at;
-    if (!at) {
-        timer_.cancel();
-        return;
-    }
     timer_.expires_at(*at);
     timer_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
         auto s = w.lock();

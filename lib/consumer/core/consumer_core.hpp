@@ -143,7 +143,9 @@ private:
         held_job original;
         std::string exchange;
         std::string routing_key;
-        amqp::message copy;
+        // Kept to publish again after a refusal; a parked copy is made again
+        // from the original instead (the hot path of parking copies nothing).
+        std::optional<amqp::message> copy;
         copy_effect effect;
         const char* copy_name;  // null: the copy is the unreadable dead letter already
         std::uint64_t publish_id = 0;  // the publish awaited; 0 while paused
@@ -176,7 +178,9 @@ private:
     // copies (core_copies.cpp)
     void replace(held_job j, std::string exchange, std::string routing_key, amqp::message copy,
                  copy_effect effect, const char* copy_name, moment now);
-    void publish(std::uint64_t entry, pending_copy& p, moment now);
+    void publish(std::uint64_t entry, pending_copy& p, amqp::message message, moment now);
+    /// The copy to publish again after a refusal.
+    amqp::message copy_again(const pending_copy& p, moment now) const;
     void copy_failed(std::uint64_t entry, pending_copy& p, const std::string& why, moment now);
     void copy_timers(moment now);
     void set_timer(std::uint64_t entry, pending_copy& p, std::optional<steady_time> at);

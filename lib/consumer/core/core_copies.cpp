@@ -17,17 +17,24 @@ namespace tarry::detail {
 void consumer_core::replace(held_job j, std::string exchange, std::string routing_key, amqp::message copy,
                             copy_effect effect, const char* copy_name, moment now) {
     const std::uint64_t entry = ++last_id_;
+    std::optional<amqp::message> kept;
+    if (effect.kind != job_event::kind::parked) kept = copy;
     auto& p = copies_.emplace(entry, pending_copy{std::move(j), std::move(exchange), std::move(routing_key),
-                                                  std::move(copy), std::move(effect), copy_name, 0, std::nullopt})
+                                                  std::move(kept), std::move(effect), copy_name, 0, std::nullopt})
                   .first->second;
-    publish(entry, p, now);
+    publish(entry, p, std::move(copy), now);
 }
 
-void consumer_core::publish(std::uint64_t entry, pending_copy& p, moment now) {
+void consumer_core::publish(std::uint64_t entry, pending_copy& p, amqp::message message, moment now) {
     p.publish_id = ++last_id_;
     set_timer(entry, p, now.steady + options_.copy_confirm_timeout);
     publishes_.emplace(p.publish_id, entry);
-    actions_.push_back(action::publish{p.publish_id, p.exchange, p.routing_key, p.copy});
+    actions_.push_back(action::publish{p.publish_id, p.exchange, p.routing_key, std::move(message)});
+}
+
+amqp::message consumer_core::copy_again(const pending_copy& p, moment now) const {
+    if (p.copy) return *p.copy;
+    return parked_copy(p.original.msg.unpack(), p.original.due, now.wall);
 }
 
 void consumer_core::set_timer(std::uint64_t entry, pending_copy& p, std::optional<steady_time> at) {
@@ -123,7 +130,7 @@ void consumer_core::copy_timers(moment now) {
             nack(take_copy(it).original, stopping_ ? "shutdown" : "copy-failed", now);
             continue;
         }
-        publish(it->first, p, now);
+        publish(it->first, p, copy_again(p, now), now);
     }
 }
 

@@ -311,6 +311,27 @@ TEST_CASE("fault: while copies are refused the handler is not run again; the cop
     CHECK(h.counters.handler_failures == 1);
 }
 
+TEST_CASE("a refused parked copy is made again from its original and published again") {
+    subscription_options o = small_options();
+    o.broker_consumer_timeout = 60s;
+    o.republish_backoff = retry::backoff_policy::fixed(1s);
+    harness h(o);
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, 30s, "far");
+    auto first = h.take<action::publish>();
+    REQUIRE(first.size() == 1);
+    h.core.copy_refused(first[0].publish_id, amqp::make_error_code(amqp::errc::publish_nacked), 0, h.now());
+    h.advance(1s);
+    auto again = h.take<action::publish>();
+    REQUIRE(again.size() == 1);
+    CHECK(again[0].routing_key == first[0].routing_key);
+    CHECK(again[0].message.properties.message_id == first[0].message.properties.message_id);
+    CHECK(again[0].message.properties.headers == first[0].message.properties.headers);
+    h.core.copy_confirmed(again[0].publish_id, h.now());
+    CHECK(h.take<action::ack>().size() == 1);
+    CHECK(h.counters.parked == 1);
+}
+
 TEST_CASE("a refused copy whose original would overstay the consumer_timeout gives the original back") {
     subscription_options o = small_options();  // timeout 5 s, margin 2 s
     o.republish_backoff = retry::backoff_policy::fixed(1s);
