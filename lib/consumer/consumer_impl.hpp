@@ -87,7 +87,7 @@ private:
 
     // ---- stop (consumer_lifecycle.cpp) --------------------------------------
     /// Runs f on the I/O thread and waits until it has run or `deadline` passed.
-    bool on_io_thread(std::function<void()> f, std::chrono::steady_clock::time_point deadline);
+    void on_io_thread(std::function<void()> f, std::chrono::steady_clock::time_point deadline);
 
     const amqp::connection_config config_;
     const subscription_options options_;
@@ -119,9 +119,9 @@ private:
     bool wake_posted_ = false;
     bool subscribing_ = false;
     std::function<void(const amqp::diagnostics&)> started_;  // until the first start is over
-    std::size_t cancels_pending_ = 0;
 
     std::atomic<std::size_t> copies_pending_{0};  // the core's, for stop()
+    std::atomic<std::size_t> cancels_pending_{0};  // basic.cancel sent, not yet answered (stop() waits)
     std::mutex stopped_mutex_;
     std::vector<std::function<void()>> when_stopped_;
     bool finished_ = false;  // stop() has finished

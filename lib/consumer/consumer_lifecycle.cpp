@@ -143,14 +143,14 @@ void consumer::impl::stop_in_background(std::function<void()> done) {
     }).detach();
 }
 
-bool consumer::impl::on_io_thread(std::function<void()> f, std::chrono::steady_clock::time_point deadline) {
+void consumer::impl::on_io_thread(std::function<void()> f, std::chrono::steady_clock::time_point deadline) {
     auto done = std::make_shared<std::promise<void>>();
     auto ran = done->get_future();
     asio::post(executor_, [f = std::move(f), done] {
         f();
         done->set_value();
     });
-    return ran.wait_until(deadline) == std::future_status::ready;
+    ran.wait_until(deadline);
 }
 
 void consumer::impl::stop() {
@@ -167,11 +167,7 @@ void consumer::impl::stop() {
         core_.stop(now());
         execute();
     }, grace_ends);
-    poll([this] {
-        std::size_t pending = 1;
-        on_io_thread([&] { pending = cancels_pending_; }, clock::now() + std::chrono::milliseconds(100));
-        return pending == 0;
-    });
+    poll([this] { return cancels_pending_.load() == 0; });
     // 2. Running jobs finish within the grace; the rest goes back, and a
     // handler still running is abandoned (the broker redelivers it).
     std::vector<detail::held_item> back;

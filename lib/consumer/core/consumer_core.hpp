@@ -93,7 +93,8 @@ public:
     void lane_consuming(std::size_t lane, std::uint32_t generation, std::string consumer_tag);
     /// start_lane failed (`generation` 0 when no channel opened).
     void lane_start_failed(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
-    /// The lane's channel closed or its consumer was cancelled by the broker.
+    /// The lane's channel closed or its consumer was cancelled by the broker
+    /// (reported twice, or for an earlier incarnation: nothing happens).
     void lane_lost(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
     /// The consuming connection is gone: every lane with it, in one pass.
     void connection_lost(const std::string& why, moment now);
@@ -128,11 +129,12 @@ public:
     std::size_t copies_pending() const noexcept { return copies_.size(); }
     const lane_table& lanes() const noexcept { return lanes_; }
     const subscription_options& options() const noexcept { return options_; }
-    /// The event a job's step makes (for the driver's `run` and `abandoned`).
+
+private:
+    /// The event a step of j makes.
     job_event event_of(const held_job& j, job_event::kind k, wall_time at) const;
     std::uint32_t delivered_ms(steady_time t) const noexcept;
 
-private:
     // What becomes of a copy once it is confirmed.
     struct copy_effect {
         job_event::kind kind;
@@ -189,7 +191,6 @@ private:
     // lanes (core_lanes.cpp)
     void start_lane(std::size_t lane);
     void cancel(std::size_t lane);
-    void lost(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
     void resubscribe_in(std::chrono::milliseconds delay, moment now);
     void maybe_rotate();
     void check_backlog(moment now);

@@ -99,15 +99,11 @@ void consumer_core::resume_if_drained() {
     if (!stopping_ && !starting_ && intake_ == lane_table::none) start_lane(lanes_.next(lane_table::none));
 }
 
-void consumer_core::lane_lost(std::size_t lane, std::uint32_t gen, const std::string& why, moment now) {
-    lost(lane, gen, why, now);
-}
-
 void consumer_core::connection_lost(const std::string& why, moment now) {
-    for (std::size_t i = 0; i < lanes_.size(); ++i) lost(i, lanes_.generations()->get(i), why, now);
+    for (std::size_t i = 0; i < lanes_.size(); ++i) lane_lost(i, lanes_.generations()->get(i), why, now);
 }
 
-void consumer_core::lost(std::size_t lane, std::uint32_t gen, const std::string& why, moment now) {
+void consumer_core::lane_lost(std::size_t lane, std::uint32_t gen, const std::string& why, moment now) {
     // Only the current incarnation's loss counts (a close and a cancel may both report it).
     if (!lanes_.close(lane, gen)) return;
     if (!stopping_) ++counters_.channel_losses;  // closing at stop() is no loss

@@ -28,14 +28,12 @@ public:
     /// Hands j, due already, to the next worker; workers are woken by
     /// wake(). False as for hold().
     virtual bool ready(held_job&& j, steady_time due, std::size_t bytes) = 0;
-    virtual void wake() = 0;
     /// The job due last, taken out.
     virtual std::optional<held_item> take_latest() = 0;
     virtual std::optional<steady_time> latest_due() const = 0;
     virtual std::optional<steady_time> earliest_due() const = 0;
     /// Every job for which `pred` is true, taken out in one pass.
     virtual std::vector<held_item> take_if(const std::function<bool(const held_job&)>& pred) = 0;
-    virtual std::vector<held_item> drain() = 0;
     virtual std::size_t size() const = 0;
     virtual std::size_t bytes() const = 0;
     /// Of size(), the jobs handed to the workers by ready() and not yet taken.
@@ -52,14 +50,12 @@ public:
     bool ready(held_job&& j, steady_time due, std::size_t bytes) override {
         return q_.push_ready_quiet(std::move(j), due, bytes) == push_result::ok;
     }
-    void wake() override { q_.wake_ready(); }
     std::optional<held_item> take_latest() override { return q_.take_latest(); }
     std::optional<steady_time> latest_due() const override { return q_.latest_due(); }
     std::optional<steady_time> earliest_due() const override { return q_.earliest_due(); }
     std::vector<held_item> take_if(const std::function<bool(const held_job&)>& pred) override {
         return q_.remove_if(pred);
     }
-    std::vector<held_item> drain() override { return q_.drain(); }
     std::size_t size() const override { return q_.size(); }
     std::size_t bytes() const override { return q_.bytes(); }
     std::size_t ready_waiting() const override { return q_.ready_size(); }

@@ -28,7 +28,6 @@ public:
     bool ready(held_job&& j, steady_time due, std::size_t bytes) override {
         return inner_.ready(std::move(j), due, bytes);
     }
-    void wake() override { inner_.wake(); }
     std::optional<held_item> take_latest() override { return inner_.take_latest(); }
     std::optional<steady_time> latest_due() const override { return inner_.latest_due(); }
     std::optional<steady_time> earliest_due() const override { return inner_.earliest_due(); }
@@ -36,7 +35,6 @@ public:
         ++passes;
         return inner_.take_if(pred);
     }
-    std::vector<held_item> drain() override { return inner_.drain(); }
     std::size_t size() const override { return inner_.size(); }
     std::size_t bytes() const override { return inner_.bytes(); }
     std::size_t ready_waiting() const override { return inner_.ready_waiting(); }
