@@ -7,6 +7,10 @@
 
 namespace tarry::detail {
 
+namespace {
+constexpr std::chrono::milliseconds displace_margin{1};
+}  // namespace
+
 void consumer_core::delivery(std::size_t lane, std::uint32_t gen, amqp::delivery d, moment now) {
     ++counters_.received;
     held_job j;
@@ -78,8 +82,12 @@ void consumer_core::hold(held_job j, moment now) {
         return;
     }
     // Full: the job due last leaves, so a job due sooner is never kept out.
+    // Sooner by a margin: each conversion to the steady clock reads both
+    // clocks, so one wall time converts a little differently each time, and
+    // jobs due at the same time would displace each other (each one parked
+    // in another's place, and a lane change for each).
     const auto latest = store_.latest_due();
-    if (latest && shift(now.steady, j.due, now.wall) < *latest) {
+    if (latest && shift(now.steady, j.due, now.wall) + displace_margin < *latest) {
         if (auto out = store_.take_latest()) {
             push_held(std::move(j), now);
             park_or_hold(std::move(out->value), now);
