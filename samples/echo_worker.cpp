@@ -5,6 +5,13 @@
 //               [--max-held N] [--default-delay-ms N] [--max-delay-ms N]
 //               [--consumer-timeout-ms N] [--shutdown-grace-ms N]
 //               [--retry-base-ms N] [--max-attempts N]
+//               [--queue-type classic|quorum] [--no-declare]
+//
+// --queue-type declares the work queue, the wait queues and the dead-letter
+// queue of that kind (default classic; every worker on a queue must agree);
+// --no-declare declares none of them, only checks that each exists (for a
+// topology set up by someone else: a declare with other arguments than the
+// queue's own fails with 406).
 //
 // Retries follow tarry's default policy (1 s doubling, equal jitter, 10
 // attempts) unless --retry-base-ms sets an exponential one without jitter
@@ -38,7 +45,8 @@ namespace {
 const char* const usage =
     "usage: echo_worker --url URL --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
     "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
-    "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n";
+    "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n"
+    "                   [--queue-type classic|quorum] [--no-declare]\n";
 
 std::mutex out_mutex;
 
@@ -88,7 +96,7 @@ tarry::job_outcome echo(const tarry::job& j) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    cli::args args(argc, argv, usage);
+    cli::args args(argc, argv, usage, nullptr, {"--no-declare"});
     const std::string url = args.required("--url");
     tarry::subscription_options o;
     o.queue = args.required("--queue");
@@ -106,6 +114,18 @@ int main(int argc, char** argv) {
         const auto n = args.number("--max-attempts", 0);
         if (n == 0) args.fail("--max-attempts needs at least 1");
         o.retry = o.retry->with_max_attempts(static_cast<unsigned>(n));
+    }
+    if (args.has("--queue-type")) {
+        const std::string kind = args.required("--queue-type");
+        if (kind == "quorum") {
+            o.queue_type = tarry::queue_kind::quorum;
+        } else if (kind != "classic") {
+            args.fail("--queue-type is classic or quorum, not '" + kind + "'");
+        }
+    }
+    if (args.flag("--no-declare")) {
+        o.declare_queue = false;
+        o.declare_own_queues = false;
     }
     args.finish();
 

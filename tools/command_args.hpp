@@ -1,6 +1,6 @@
 // Command-line and output helpers shared by the `tarry` tool and the
-// samples: `--name value` arguments with usage errors (exit 2), JSON strings
-// and epoch-second times.
+// samples: `--name value` arguments and `--flag`s with usage errors (exit 2),
+// JSON strings and epoch-second times.
 #pragma once
 
 #include "tarry/time/time_points.hpp"
@@ -8,17 +8,24 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cli {
 
 class args {
 public:
-    /// Reads `--name value` pairs; anything else is a usage error. --help
-    /// (or -h) prints the usage, then `help` when given, and exits 0.
-    args(int argc, char** argv, const char* usage, const char* help = nullptr) : usage_(usage) {
+    /// Reads `--name value` pairs, and the names in `flags` alone (no
+    /// value); anything else is a usage error. --help (or -h) prints the
+    /// usage, then `help` when given, and exits 0. An option given twice is a
+    /// usage error when read as one value (text, number, ...); all() reads
+    /// every value of an option that may repeat.
+    args(int argc, char** argv, const char* usage, const char* help = nullptr,
+         std::initializer_list<std::string_view> flags = {})
+        : usage_(usage) {
         for (int i = 1; i < argc; ++i) {
             const std::string name = argv[i];
             if (name == "--help" || name == "-h") {
@@ -26,11 +33,31 @@ public:
                 if (help) std::fputs(help, stdout);
                 std::exit(0);
             }
+            bool is_flag = false;
+            for (auto f : flags) is_flag = is_flag || f == name;
+            if (is_flag) {
+                values_[name].emplace_back();
+                continue;
+            }
             if (name.rfind("--", 0) != 0 || i + 1 >= argc) fail("unexpected argument '" + name + "'");
-            values_[name] = argv[++i];
+            values_[name].emplace_back(argv[++i]);
         }
     }
     bool has(const std::string& name) const { return values_.count(name) != 0; }
+    /// A flag: whether it was given.
+    bool flag(const std::string& name) {
+        const bool given = has(name);
+        values_.erase(name);
+        return given;
+    }
+    /// Every value of an option that may be given more than once, in order.
+    std::vector<std::string> all(const std::string& name) {
+        auto it = values_.find(name);
+        if (it == values_.end()) return {};
+        auto v = std::move(it->second);
+        values_.erase(it);
+        return v;
+    }
     std::string required(const std::string& name) {
         if (!has(name)) fail(name + " is required");
         return take(name);
@@ -71,12 +98,13 @@ public:
 private:
     std::string take(const std::string& name) {
         auto it = values_.find(name);
-        std::string v = it->second;
+        if (it->second.size() > 1) fail(name + " is given more than once");
+        std::string v = std::move(it->second.front());
         values_.erase(it);
         return v;
     }
     const char* usage_;
-    std::map<std::string, std::string> values_;
+    std::map<std::string, std::vector<std::string>> values_;
 };
 
 /// Length of the well-formed UTF-8 sequence at the start of `s` (1 to 4

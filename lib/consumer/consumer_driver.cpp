@@ -1,5 +1,6 @@
 // The driver: the core's inputs from Asio, and its actions executed.
 #include "consumer_impl.hpp"
+#include "consumer_topology.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -212,24 +213,7 @@ asio::awaitable<amqp::diagnostics> consumer::impl::declare_topology() {
     amqp::diagnostics diag;
     auto [ec, ch] = co_await conn_.async_open_channel(diag, use_awaitable);
     if (ec) co_return failure("declaring the queues", diag);
-    std::vector<amqp::queue_options> queues(1);
-    queues[0].name = options_.queue;
-    queues[0].durable = true;
-    queues[0].passive = !options_.declare_queue;
-    if (options_.dead_letter_exchange.empty()) {
-        amqp::queue_options dead;
-        dead.name = options_.dead_letter_queue_name();
-        dead.durable = true;
-        queues.push_back(dead);
-    }
-    const parking::wait_ladder ladder(options_.queue, options_.effective_min_park_ttl(), options_.hold_horizon);
-    for (const auto& w : ladder.queues()) {
-        amqp::queue_options o;
-        o.name = w.name;
-        o.durable = true;
-        o.arguments = w.arguments;
-        queues.push_back(std::move(o));
-    }
+    auto queues = detail::consumer_topology(options_);
     amqp::diagnostics result;
     for (auto& q : queues) {
         const std::string name = q.name;

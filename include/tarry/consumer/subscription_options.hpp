@@ -14,12 +14,31 @@
 
 namespace tarry {
 
+/// The kind of queue the consumer declares (see subscription_options::queue_type).
+enum class queue_kind {
+    classic,  ///< one node's queue (durable)
+    quorum,   ///< replicated over a cluster's nodes (Raft); x-queue-type quorum
+};
+
 struct subscription_options {
     /// The work queue. Required.
     std::string queue;
-    /// true: declare it durable when absent (no arguments); false: only check
-    /// that it exists (passive), for queues declared elsewhere (quorum, ...).
+    /// true: declare it durable when absent (no arguments but its
+    /// queue_type); false: only check that it exists (passive), for a queue
+    /// declared elsewhere (with other arguments: a declare that differs from
+    /// the queue's own fails with 406).
     bool declare_queue = true;
+    /// The queues tarry declares: the work queue (when declare_queue), the
+    /// wait queues and the dead-letter queue. Quorum wait queues dead-letter
+    /// at least once (x-dead-letter-strategy at-least-once, which needs
+    /// x-overflow reject-publish): a job expiring from a wait queue stays
+    /// there until the work queue has it. Every process on a queue must
+    /// agree on this. Default classic.
+    queue_kind queue_type = queue_kind::classic;
+    /// true (default): declare the wait queues and the dead-letter queue;
+    /// false: only check that each exists (passive), for a topology set up
+    /// by someone else. Start fails, naming the queue, when one is missing.
+    bool declare_own_queues = true;
     /// Worker threads running handlers.
     std::size_t workers = 4;
     /// Delay of a message with neither perform_job_at nor x-delay (0 = at once).

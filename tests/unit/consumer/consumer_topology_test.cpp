@@ -1,0 +1,85 @@
+// The queues a consumer declares: their kind, their arguments, and which
+// are only checked (passive) because someone else declares them.
+#include "consumer_topology.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace std::chrono_literals;
+
+namespace {
+
+tarry::subscription_options jobs() {
+    tarry::subscription_options o;
+    o.queue = "jobs";
+    o.hold_horizon = 4s;
+    o.min_park_ttl = 1s;
+    return o;
+}
+
+std::string text(const tarry::amqp::queue_options& q, std::string_view name) {
+    const auto* v = q.arguments.find(name);
+    if (v == nullptr) return "(absent)";
+    const auto* s = std::get_if<std::string>(&v->value);
+    return s ? *s : "(not a string)";
+}
+
+}  // namespace
+
+TEST_CASE("classic: the work queue, the dead-letter queue and the wait queues, durable, declared") {
+    const auto qs = tarry::detail::consumer_topology(jobs());
+    REQUIRE(qs.size() == 5);  // jobs, jobs.dead, wait 1 s, 2 s, 4 s
+    CHECK(qs[0].name == "jobs");
+    CHECK(qs[1].name == "jobs.dead");
+    CHECK(qs[2].name == "jobs.wait.1000");
+    CHECK(qs[4].name == "jobs.wait.4000");
+    for (const auto& q : qs) {
+        CAPTURE(q.name);
+        CHECK(q.durable);
+        CHECK_FALSE(q.passive);
+        CHECK(text(q, "x-queue-type") == "(absent)");
+        CHECK(text(q, "x-dead-letter-strategy") == "(absent)");
+    }
+    CHECK(text(qs[2], "x-dead-letter-routing-key") == "jobs");
+}
+
+TEST_CASE("quorum: every queue is a quorum queue; wait queues dead-letter at least once") {
+    auto o = jobs();
+    o.queue_type = tarry::queue_kind::quorum;
+    const auto qs = tarry::detail::consumer_topology(o);
+    REQUIRE(qs.size() == 5);
+    for (const auto& q : qs) {
+        CAPTURE(q.name);
+        CHECK(q.durable);
+        CHECK(text(q, "x-queue-type") == "quorum");
+    }
+    for (std::size_t i = 2; i < qs.size(); ++i) {
+        CAPTURE(qs[i].name);
+        CHECK(text(qs[i], "x-dead-letter-strategy") == "at-least-once");
+        CHECK(text(qs[i], "x-overflow") == "reject-publish");  // what at-least-once needs
+        CHECK(qs[i].arguments.find("x-message-ttl") != nullptr);
+        CHECK(text(qs[i], "x-dead-letter-routing-key") == "jobs");
+    }
+    CHECK(text(qs[0], "x-dead-letter-strategy") == "(absent)");
+    CHECK(text(qs[1], "x-overflow") == "(absent)");
+}
+
+TEST_CASE("declared elsewhere: the work queue alone, or every queue, is only checked (passive)") {
+    auto o = jobs();
+    o.declare_queue = false;
+    auto qs = tarry::detail::consumer_topology(o);
+    CHECK(qs[0].passive);
+    for (std::size_t i = 1; i < qs.size(); ++i) CHECK_FALSE(qs[i].passive);
+    o.declare_own_queues = false;
+    qs = tarry::detail::consumer_topology(o);
+    for (const auto& q : qs) CHECK(q.passive);
+}
+
+TEST_CASE("dead letters to an exchange: no dead-letter queue is declared") {
+    auto o = jobs();
+    o.dead_letter_exchange = "dlx";
+    const auto qs = tarry::detail::consumer_topology(o);
+    REQUIRE(qs.size() == 4);
+    CHECK(qs[1].name == "jobs.wait.1000");
+}
