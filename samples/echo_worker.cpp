@@ -5,13 +5,15 @@
 //               [--max-held N] [--default-delay-ms N] [--max-delay-ms N]
 //               [--consumer-timeout-ms N] [--shutdown-grace-ms N]
 //               [--retry-base-ms N] [--max-attempts N]
-//               [--queue-type classic|quorum] [--no-declare]
+//               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N]
 //
 // --queue-type declares the work queue, the wait queues and the dead-letter
 // queue of that kind (default classic; every worker on a queue must agree);
 // --no-declare declares none of them, only checks that each exists (for a
 // topology set up by someone else: a declare with other arguments than the
-// queue's own fails with 406).
+// queue's own fails with 406). --delivery-limit N tells it the work queue's
+// x-delivery-limit (a quorum queue's; it cannot be read over AMQP): a job one
+// return from it is given back by a confirmed copy, never by a nack.
 //
 // Retries follow tarry's default policy (1 s doubling, equal jitter, 10
 // attempts) unless --retry-base-ms sets an exponential one without jitter
@@ -46,7 +48,7 @@ const char* const usage =
     "usage: echo_worker --url URL --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
     "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
     "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n"
-    "                   [--queue-type classic|quorum] [--no-declare]\n";
+    "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N]\n";
 
 std::mutex out_mutex;
 
@@ -122,6 +124,11 @@ int main(int argc, char** argv) {
         } else if (kind != "classic") {
             args.fail("--queue-type is classic or quorum, not '" + kind + "'");
         }
+    }
+    if (args.has("--delivery-limit")) {
+        const auto n = args.number("--delivery-limit", 0);
+        if (n > 0xffffffffu) args.fail("--delivery-limit is at most 4294967295");
+        o.delivery_limit = static_cast<std::uint32_t>(n);
     }
     if (args.flag("--no-declare")) {
         o.declare_queue = false;

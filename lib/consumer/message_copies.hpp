@@ -56,6 +56,11 @@ amqp::message failed_dead_letter_copy(const amqp::message& original, std::string
 /// dropped, so it starts again at attempt 1.
 amqp::message replay_copy(const amqp::message& dead_letter);
 
+/// A delivery given back to the work queue by a copy instead of a nack (a
+/// quorum queue's delivery limit): the same message without the broker's
+/// x-delivery-count, which would count against the new message.
+amqp::message requeue_copy(const amqp::message& original);
+
 /// The copy to dead-letter: the original with the broker's death headers
 /// dropped, no expiration (a dead letter is kept until someone looks), and
 /// x-tarry-reason (bounded length) and x-tarry-attempt set.

@@ -1,12 +1,15 @@
 // echo_worker's queue kind and declaring, against the real broker:
 // --queue-type quorum declares every queue tarry uses as a quorum queue (a
 // parked job comes back through a quorum wait queue, dead-lettered at least
-// once), and --no-declare attaches to queues someone else declared, where
-// a declare with other arguments would fail with 406.
+// once), --no-declare attaches to queues someone else declared, where a
+// declare with other arguments would fail with 406, and --delivery-limit
+// keeps a job from being returned past a quorum queue's x-delivery-limit.
+#include "consumer_topology.hpp"
 #include "private_broker.hpp"
 #include "worker_process.hpp"
 
 #include <csignal>
+#include <thread>
 
 using namespace consumer_it;
 
@@ -24,6 +27,12 @@ std::error_code classic_declare(const std::string& url, const std::string& q) {
     o.durable = true;
     auto [ec, info] = wait(ch.async_declare_queue(o, use_future));
     return ec;
+}
+
+/// Ready messages in `q`, counted on a connection of its own.
+std::uint32_t ready_in(const std::string& url, const std::string& q) {
+    connected_client c(url);
+    return value_of(c.open_channel().async_declare_queue(passive_queue(q), use_future)).message_count;
 }
 
 void stop(worker_process& w) {
@@ -105,4 +114,45 @@ TEST_CASE("echo_worker: a bad --queue-type, a value for --no-declare's place, a 
         CHECK_MESSAGE(r.exit_code == 2, r.out << r.err);
         CHECK(r.err.find("usage: echo_worker") != std::string::npos);
     }
+}
+
+TEST_CASE("fault: echo_worker --delivery-limit: stopped four times holding a job, never pushes it over the limit") {
+    // A quorum queue with x-delivery-limit 2 drops a message returned more
+    // often than that. Each worker here holds the job and is stopped
+    // (SIGTERM gives held jobs back): with nacks alone the fourth return
+    // would drop it. Told the limit, a worker gives back a job one return
+    // from it as a confirmed copy instead, and the job runs once at the end.
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("limit");
+    tarry::subscription_options o;
+    o.queue = q;
+    o.queue_type = tarry::queue_kind::quorum;
+    auto topology = tarry::detail::consumer_topology(o);
+    topology[0].arguments.set("x-delivery-limit", std::int64_t{2});
+    {
+        connected_client c(url);
+        auto ch = c.open_channel();
+        for (auto& queue : topology) value_of(ch.async_declare_queue(queue, use_future));
+        publish_raw(confirm_channel(c), q, "L-1", {{"perform_job_at", epoch(sys::now() + 12s)}});
+    }
+    const std::vector<std::string> told{"--no-declare", "--delivery-limit", "2"};
+    for (int round = 1; round <= 4; ++round) {
+        CAPTURE(round);
+        worker_process w(url, q, told);
+        REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+        // Held once the queue has nothing ready.
+        const auto deadline = steady::now() + 10s;
+        while (ready_in(url, q) != 0 && steady::now() < deadline) std::this_thread::sleep_for(50ms);
+        REQUIRE(ready_in(url, q) == 0);
+        stop(w);
+        w.read_rest(1s);
+        CHECK_MESSAGE(w.count("requeued") == 1, w.transcript());
+    }
+    worker_process last(url, q, told);
+    REQUIRE_MESSAGE(last.wait_ready(), last.transcript());
+    REQUIRE_MESSAGE(last.wait_count("run", 1, 20s), last.transcript());
+    const auto run = last.of("run").front();
+    CHECK(run.id() == "L-1");
+    CHECK(run.at() >= run.due());
+    stop(last);
 }

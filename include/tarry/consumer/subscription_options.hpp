@@ -39,6 +39,14 @@ struct subscription_options {
     /// false: only check that each exists (passive), for a topology set up
     /// by someone else. Start fails, naming the queue, when one is missing.
     bool declare_own_queues = true;
+    /// The work queue's x-delivery-limit, when it has one (quorum queues:
+    /// past it the broker drops or dead-letters a message; the limit cannot
+    /// be read over AMQP). Then a delivery whose x-delivery-count has
+    /// reached limit - 1 is never given back by a nack: a copy is published
+    /// to the work queue and, once confirmed, the delivery is acked (event
+    /// `requeued` as for a nack). Returns tarry cannot prevent still count:
+    /// a lost connection, an unacknowledged delivery at consumer_timeout.
+    std::optional<std::uint32_t> delivery_limit;
     /// Worker threads running handlers.
     std::size_t workers = 4;
     /// Delay of a message with neither perform_job_at nor x-delay (0 = at once).

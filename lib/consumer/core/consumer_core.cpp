@@ -60,7 +60,7 @@ void consumer_core::check_backlog(moment now) {
     // Due, not started, and about to overstay the broker's consumer_timeout:
     // given back before the broker times the channel out.
     auto late = store_.take_if([&](const held_job& j) { return j.due <= now.wall && deadline_of(j) <= now.steady; });
-    for (auto& it : late) nack(it.value, "backlog", now);
+    for (auto& it : late) give_back_one(std::move(it.value), "backlog", now);
 }
 
 void consumer_core::stop(moment now) {

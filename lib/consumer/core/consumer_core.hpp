@@ -138,7 +138,7 @@ private:
     // What becomes of a copy once it is confirmed.
     struct copy_effect {
         job_event::kind kind;
-        std::string reason;  // dead: why
+        std::string reason;  // dead, requeued: why
         std::optional<wall_time> next_due;
     };
     struct pending_copy {
@@ -171,6 +171,10 @@ private:
                      const char* copy_name = "dead letter");
     void ack(const held_job& j);
     void nack(const held_job& j, const char* reason, moment now, bool emit_event = true);
+    /// Gives j back to the queue: a nack, or, one return from the work
+    /// queue's delivery_limit, a copy acked once confirmed.
+    void give_back_one(held_job j, const char* reason, moment now, bool emit_event = true);
+    bool at_delivery_limit(const held_job& j) const;
     void drop(const held_job& j, std::string why, moment now);
     /// The lane's counts for j, which leaves them; false if j is not current.
     bool settling(const held_job& j);

@@ -23,7 +23,8 @@ void consumer_core::delivery(std::size_t lane, std::uint32_t gen, amqp::delivery
     if (!current(j)) return;  // its channel is gone: the broker redelivers it
     ++lanes_[lane].unsettled;
     if (stopping_) {  // crossed our basic.cancel: give it back
-        nack(j, "shutdown", now, false);
+        j.msg = packed_message::keep(std::move(d.msg));
+        give_back_one(std::move(j), "shutdown", now, false);
         return;
     }
     if (d.unreadable) {  // its own problem: dead-lettered, and consuming goes on
@@ -64,7 +65,7 @@ void consumer_core::fast_path(held_job j, moment now) {
     const auto bytes = cost_of(j);
     const auto due = shift(now.steady, j.due, now.wall);
     if (!store_.ready(std::move(j), due, bytes)) {
-        nack(j, "shutdown", now);
+        give_back_one(std::move(j), "shutdown", now);
         return;
     }
     // Workers are woken once for the deliveries of this read, after them.
@@ -116,7 +117,7 @@ void consumer_core::push_held(held_job j, moment now) {
     const bool count = !j.counted_holding && current(j);
     j.counted_holding = j.counted_holding || count;
     if (!store_.hold(std::move(j), due, bytes)) {
-        nack(j, "shutdown", now);
+        give_back_one(std::move(j), "shutdown", now);
         return;
     }
     if (count) ++lanes_[lane].holding;

@@ -72,6 +72,7 @@ void consumer_core::copy_confirmed(std::uint64_t publish_id, moment now) {
     switch (p.effect.kind) {
         case job_event::kind::retry: ++counters_.retried; break;
         case job_event::kind::parked: ++counters_.parked; break;
+        case job_event::kind::requeued: ++counters_.requeued; break;
         default: ++counters_.dead_lettered; break;
     }
     auto e = event_of(p.original, p.effect.kind, now.wall);

@@ -7,6 +7,9 @@
 #include "../failure_plan.hpp"
 #include "../message_copies.hpp"
 
+#include <type_traits>
+#include <variant>
+
 namespace tarry::detail {
 
 void consumer_core::finished(finished_job f, moment now) {
@@ -53,7 +56,7 @@ void consumer_core::settle(held_job j, const job_outcome& outcome, wall_time sta
             dead_letter(std::move(j), "rejected: " + outcome.error(), std::nullopt, now);
             return;
         case job_outcome::kind::requeue:
-            nack(j, "handler", now);
+            give_back_one(std::move(j), "handler", now);
             return;
     }
 }
@@ -113,6 +116,35 @@ void consumer_core::nack(const held_job& j, const char* reason, moment now, bool
     emit(std::move(e));
 }
 
+void consumer_core::give_back_one(held_job j, const char* reason, moment now, bool emit_event) {
+    if (current(j) && at_delivery_limit(j)) {
+        // One more return and the broker drops or dead-letters it: a copy
+        // goes back instead, and the delivery is acked once it is confirmed.
+        auto copy = requeue_copy(j.msg.unpack());
+        replace(std::move(j), "", options_.queue, std::move(copy), {job_event::kind::requeued, reason, std::nullopt},
+                "requeued copy", now);
+        return;
+    }
+    nack(j, reason, now, emit_event);
+}
+
+bool consumer_core::at_delivery_limit(const held_job& j) const {
+    if (!options_.delivery_limit) return false;
+    const auto* whole = j.msg.kept();
+    const amqp::basic_properties props = whole ? whole->properties : j.msg.properties();
+    const auto* v = props.headers ? props.headers->find("x-delivery-count") : nullptr;
+    // Absent on a first delivery (RabbitMQ 3.10); any integer type counts.
+    const std::int64_t count = v == nullptr ? 0 : std::visit([](const auto& x) -> std::int64_t {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            return static_cast<std::int64_t>(x);
+        } else {
+            return 0;
+        }
+    }, v->value);
+    return count + 1 >= static_cast<std::int64_t>(*options_.delivery_limit);
+}
+
 void consumer_core::drop(const held_job& j, std::string why, moment now) {
     ++counters_.dropped;
     auto e = event_of(j, job_event::kind::dropped, now.wall);
@@ -126,6 +158,13 @@ steady_time consumer_core::deadline_of(const held_job& j) const noexcept {
 }
 
 void consumer_core::give_back(std::vector<held_item> items, moment now) {
+    // Jobs one return from the delivery limit go back as copies; they stay
+    // unsettled until confirmed, so no multiple nack covers them.
+    std::erase_if(items, [&](held_item& it) {
+        if (!current(it.value) || !at_delivery_limit(it.value)) return false;
+        give_back_one(std::move(it.value), "shutdown", now);
+        return true;
+    });
     // Per lane: how many of the items are current there, and the highest tag.
     std::vector<std::size_t> count(lanes_.size(), 0);
     std::vector<std::uint64_t> highest(lanes_.size(), 0);

@@ -464,3 +464,120 @@ TEST_CASE("a lost lane is resubscribed after a pause, not while stopping") {
     h.advance(1s);
     CHECK(h.take<action::subscribe>().empty());
 }
+
+// ---- x-delivery-limit (quorum queues) ----
+
+namespace {
+subscription_options limited(std::uint32_t limit) {
+    subscription_options o = small_options();
+    o.delivery_limit = limit;
+    return o;
+}
+
+/// A delivery due `in` from now whose broker count of earlier returns is
+/// `count` (no header: none yet, as RabbitMQ 3.10 sends a first delivery).
+void deliver_counted(harness& h, std::uint32_t gen, std::uint64_t tag, std::chrono::milliseconds in,
+                     std::optional<std::int64_t> count) {
+    amqp::delivery d;
+    d.delivery_tag = tag;
+    d.redelivered = count.has_value();
+    d.msg.properties.message_id = "job-" + std::to_string(tag);
+    contract::write_schedule(d.msg.properties, h.clock.wall_now() + in, h.clock.wall_now());
+    if (count) d.msg.properties.headers->set("x-delivery-count", *count);
+    d.msg.body = {'x'};
+    h.core.delivery(0, gen, std::move(d), h.now());
+}
+}  // namespace
+
+TEST_CASE("fault: delivery limit: a job one return from the limit is given back by a confirmed copy, not a nack") {
+    harness h(limited(3));
+    const auto gen = h.subscribe();
+    deliver_counted(h, gen, 1, 0ms, 2);  // returned twice: one more return and the broker drops it
+    auto j = h.pop();
+    REQUIRE(j);
+    h.finish(std::move(*j), job_outcome::requeue());
+    CHECK(h.take<action::nack>().empty());
+    auto ps = h.take<action::publish>();
+    REQUIRE(ps.size() == 1);
+    CHECK(ps[0].exchange.empty());
+    CHECK(ps[0].routing_key == "jobs");  // back to the work queue, at its tail
+    CHECK(ps[0].message.properties.message_id == "job-1");
+    // The copy is a new message: a count it carried would count against it.
+    CHECK(ps[0].message.properties.headers->find("x-delivery-count") == nullptr);
+    CHECK(ps[0].message.properties.headers->find("perform_job_at") != nullptr);
+    CHECK(h.take<action::ack>().empty());  // not before the copy is confirmed
+    h.core.copy_confirmed(ps[0].publish_id, h.now());
+    auto acks = h.take<action::ack>();
+    REQUIRE(acks.size() == 1);
+    CHECK(acks[0].tag == 1);
+    const auto ev = h.events(job_event::kind::requeued);
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0].reason == "handler");
+    CHECK(h.counters.requeued == 1);
+}
+
+TEST_CASE("delivery limit: further from the limit, or no limit given, a give-back is a nack") {
+    harness h(limited(3));
+    const auto gen = h.subscribe();
+    deliver_counted(h, gen, 1, 0ms, 1);
+    auto j = h.pop();
+    REQUIRE(j);
+    h.finish(std::move(*j), job_outcome::requeue());
+    CHECK(h.take<action::nack>().size() == 1);
+    CHECK(h.take<action::publish>().empty());
+
+    harness unlimited;
+    const auto g2 = unlimited.subscribe();
+    deliver_counted(unlimited, g2, 1, 0ms, 40);
+    auto k = unlimited.pop();
+    REQUIRE(k);
+    unlimited.finish(std::move(*k), job_outcome::requeue());
+    CHECK(unlimited.take<action::nack>().size() == 1);
+}
+
+TEST_CASE("delivery limit 1: even a first delivery (no count yet) is never nacked") {
+    harness h(limited(1));
+    const auto gen = h.subscribe();
+    deliver_counted(h, gen, 1, 0ms, std::nullopt);
+    auto j = h.pop();
+    REQUIRE(j);
+    h.finish(std::move(*j), job_outcome::requeue());
+    CHECK(h.take<action::nack>().empty());
+    CHECK(h.take<action::publish>().size() == 1);
+}
+
+TEST_CASE("fault: delivery limit at stop: the job at the limit is copied back; no multiple nack covers it") {
+    harness h(limited(2));
+    const auto gen = h.subscribe();
+    deliver_counted(h, gen, 1, 1s, std::nullopt);
+    deliver_counted(h, gen, 2, 1s, 1);  // at the limit
+    deliver_counted(h, gen, 3, 1s, std::nullopt);
+    h.core.stop(h.now());
+    h.core.give_back(h.queue.drain(), h.now());
+    auto nacks = h.take<action::nack>();
+    REQUIRE(nacks.size() == 2);
+    for (const auto& n : nacks) {
+        CHECK_FALSE(n.multiple);
+        CHECK(n.tag != 2);
+    }
+    auto ps = h.take<action::publish>();
+    REQUIRE(ps.size() == 1);
+    CHECK(ps[0].message.properties.message_id == "job-2");
+    h.core.copy_confirmed(ps[0].publish_id, h.now());
+    auto acks = h.take<action::ack>();
+    REQUIRE(acks.size() == 1);
+    CHECK(acks[0].tag == 2);
+    CHECK(h.events(job_event::kind::requeued).size() == 3);
+}
+
+TEST_CASE("fault: delivery limit: a due backlog past its deadline at the limit is copied back") {
+    subscription_options o = limited(2);
+    harness h(o);
+    const auto gen = h.subscribe();
+    deliver_counted(h, gen, 1, 0ms, 5);  // due; no worker takes it
+    h.advance(o.broker_consumer_timeout);
+    CHECK(h.take<action::nack>().empty());
+    auto ps = h.take<action::publish>();
+    REQUIRE(ps.size() == 1);
+    CHECK(ps[0].routing_key == "jobs");
+}

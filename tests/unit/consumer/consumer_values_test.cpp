@@ -166,6 +166,7 @@ TEST_CASE("a parked copy keeps the message, drops x-death and expiration, and fi
         {"x-death", amqp::field_array{amqp::field_table{{"count", std::int64_t{1}}}}},
         {"x-first-death-queue", "jobs.wait.1000"},
         {"x-last-death-reason", "expired"},
+        {"x-delivery-count", std::int64_t{4}},
         {"app", "kept"},
     };
     const auto due = tarry::wall_time(std::chrono::seconds(1700000005));
@@ -179,6 +180,7 @@ TEST_CASE("a parked copy keeps the message, drops x-death and expiration, and fi
     CHECK(h.find("x-first-death-queue") == nullptr);
     CHECK(h.find("x-last-death-reason") == nullptr);
     CHECK(h.find("x-delay") == nullptr);
+    CHECK(h.find("x-delivery-count") == nullptr);  // a quorum queue's count of the original's returns
     CHECK(*h.find("app") == amqp::field_value("kept"));
     // Read back, it is due exactly when the original was, wherever it arrives.
     const auto read = tarry::contract::read_schedule(copy.properties, due + 1h, {});
