@@ -7,7 +7,7 @@ MESON_FLAGS ?=
 # build's prefix (meson's default: /usr/local).
 PREFIX ?=
 
-.PHONY: all deps build test demo bench fuzz install clean
+.PHONY: all deps build test test-cluster demo bench fuzz install clean
 
 all: build
 
@@ -25,6 +25,11 @@ build: deps $(BUILD)/build.ninja
 # scheduling core under ThreadSanitizer); ends with `N passed, N failed`.
 test: build
 	@scripts/run-tests $(BUILD)
+
+# scripts/cluster against three real nodes (start, kill, restart, stop; about
+# a minute, so not part of `test`); ends with `N passed, N failed`.
+test-cluster: deps
+	@tests/cluster/cluster_script_test.sh
 
 # The sample worker against a private broker, with a timeline as it happens.
 # Builds only what the demo needs (the library and the demo program).

@@ -1,0 +1,220 @@
+# shellcheck shell=bash
+# A private RabbitMQ node whose files all live in one directory: the
+# functions scripts/broker and scripts/cluster share. Sourced, not run; the
+# script that sources it defines `die MESSAGE` (print, exit 1).
+#
+# A node directory DIR holds port (P: AMQP on 127.0.0.1:P, Erlang
+# distribution on P+20000; the node is tarry-P@localhost), .erlang.cookie,
+# rabbitmq.conf, advanced.config, enabled_plugins, mnesia/, log/,
+# server.out (the server's output), pid (the Erlang VM's, written by the
+# server), launcher.pid, erl_crash.dump when its VM crashed and, while the
+# node runs, url.
+#
+#   node_init DIR [OPTIONS]     makes DIR a fresh node directory (not started)
+#   node_share_cookie DIR FROM  gives DIR's node FROM's Erlang cookie
+#   node_launch DIR             runs its node, waits until it is up, prints its URL
+#   node_stop DIR               stops it by node name, then by pid
+#   node_running DIR            exit 0 when it is running
+#   node_ctl DIR ARGS...        rabbitmqctl ARGS against it
+#   node_name DIR               its Erlang node name
+#   node_url DIR                its AMQP URL (whether it runs or not)
+
+RMQ_BIN=/usr/lib/rabbitmq/bin
+
+node_env() {  # DIR -> exports the environment rabbitmq-server and rabbitmqctl need
+  local d=$1 port
+  port=$(cat "$d/port")
+  export HOME="$d"
+  export RABBITMQ_NODENAME="tarry-$port@localhost"
+  export RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+  export RABBITMQ_NODE_PORT="$port"
+  export RABBITMQ_DIST_PORT=$((port + 20000))
+  export RABBITMQ_MNESIA_BASE="$d/mnesia"
+  export RABBITMQ_LOG_BASE="$d/log"
+  export RABBITMQ_CONFIG_FILE="$d/rabbitmq"
+  export RABBITMQ_ADVANCED_CONFIG_FILE="$d/advanced.config"
+  export RABBITMQ_ENABLED_PLUGINS_FILE="$d/enabled_plugins"
+  export RABBITMQ_PID_FILE="$d/pid"
+  export RABBITMQ_CONF_ENV_FILE="$d/no-such-env-file"
+  export ERL_CRASH_DUMP="$d/erl_crash.dump"  # not in the caller's working directory
+}
+
+node_name() { echo "tarry-$(cat "$1/port")@localhost"; }
+
+node_url() { echo "amqp://guest:guest@127.0.0.1:$(cat "$1/port")/%2F"; }
+
+free_port() {  # a port P with P and P+20000 both free on loopback
+  /usr/bin/python3 - <<'PY'
+import random, socket
+def free(p):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p)); return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+for _ in range(200):
+    p = random.randint(20000, 40000)
+    if free(p) and free(p + 20000):
+        print(p); break
+else:
+    raise SystemExit("no free port pair found")
+PY
+}
+
+node_ctl() { node_env "$1"; shift; "$RMQ_BIN/rabbitmqctl" -n "$RABBITMQ_NODENAME" "$@"; }
+
+# node_init DIR [--consumer-timeout-ms N] [--tick-ms N] [--tls]
+#   Refuses when a node runs in DIR. Picks a free port, writes the
+#   configuration and a random Erlang cookie. The options: see scripts/broker.
+node_init() {
+  local d=$1; shift
+  local timeout_ms="" tick_ms="" tls=""
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --consumer-timeout-ms) timeout_ms=$2; shift 2 ;;
+      --tick-ms) tick_ms=$2; shift 2 ;;
+      --tls) tls=1; shift ;;
+      *) die "unknown option $1" ;;
+    esac
+  done
+  [ -x "$RMQ_BIN/rabbitmq-server" ] || die "rabbitmq-server is not installed (scripts/install-deps)"
+  mkdir -p "$d"
+  d=$(cd "$d" && pwd)
+  if [ -f "$d/port" ] && node_running "$d" 2>/dev/null; then
+    die "a node is already running in $d"
+  fi
+  free_port > "$d/port"
+  local port; port=$(cat "$d/port")
+  local tls_port=""
+  rm -f "$d/tls-url" "$d/tls-port"
+  if [ -n "$tls" ]; then
+    command -v openssl >/dev/null || die "--tls needs the openssl command (scripts/install-deps)"
+    for _ in $(seq 1 20); do
+      tls_port=$(free_port)
+      [ "$tls_port" != "$port" ] && [ "$tls_port" != $((port + 20000)) ] && break
+      tls_port=""
+    done
+    [ -n "$tls_port" ] || die "no free port for the TLS listener"
+    echo "$tls_port" > "$d/tls-port"
+    make_tls_files "$d/tls"
+  fi
+  rm -f "$d/.erlang.cookie"
+  head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$d/.erlang.cookie"
+  chmod 400 "$d/.erlang.cookie"
+  {
+    echo "listeners.tcp.default = 127.0.0.1:$port"
+    echo "loopback_users = none"
+    [ -n "$timeout_ms" ] && echo "consumer_timeout = $timeout_ms"
+    if [ -n "$tls" ]; then
+      echo "listeners.ssl.default = 127.0.0.1:$tls_port"
+      echo "ssl_options.cacertfile = $d/tls/ca.pem"
+      echo "ssl_options.certfile = $d/tls/server.pem"
+      echo "ssl_options.keyfile = $d/tls/server.key"
+      echo "ssl_options.verify = verify_none"
+      echo "ssl_options.fail_if_no_peer_cert = false"
+    fi
+    true
+  } > "$d/rabbitmq.conf"
+  if [ -n "$tick_ms" ]; then
+    echo "[{rabbit,[{channel_tick_interval,$tick_ms}]}]." > "$d/advanced.config"
+  else
+    echo "[]." > "$d/advanced.config"
+  fi
+  echo "[]." > "$d/enabled_plugins"
+}
+
+node_share_cookie() {  # DIR FROM -> DIR's node gets FROM's Erlang cookie (one cluster, one cookie)
+  rm -f "$1/.erlang.cookie"
+  cp "$2/.erlang.cookie" "$1/.erlang.cookie"
+  chmod 400 "$1/.erlang.cookie"
+}
+
+node_launch() {  # DIR -> runs the node whose files are in DIR, waits until it is up, prints its URL
+  local d=$1 tls_port=""
+  [ -f "$d/tls-port" ] && tls_port=$(cat "$d/tls-port")
+  rm -f "$d/pid"
+  (
+    node_env "$d"
+    exec "$RMQ_BIN/rabbitmq-server" >> "$d/server.out" 2>&1 < /dev/null
+  ) &
+  echo $! > "$d/launcher.pid"
+  local deadline=$((SECONDS + 90))
+  until node_ctl "$d" await_startup --timeout 60 >/dev/null 2>&1; do
+    if ! kill -0 "$(cat "$d/launcher.pid")" 2>/dev/null; then
+      tail -n 30 "$d/server.out" >&2 || true
+      die "node in $d exited during start-up"
+    fi
+    [ $SECONDS -lt $deadline ] || { node_stop "$d"; die "node in $d did not start within 90 s"; }
+    sleep 1
+  done
+  if [ -n "$tls_port" ]; then
+    # The node is booted; its TLS listener must accept connections too.
+    local up=""
+    for _ in $(seq 1 50); do
+      if (exec 3<>"/dev/tcp/127.0.0.1/$tls_port") 2>/dev/null; then up=1; break; fi
+      sleep 0.2
+    done
+    [ -n "$up" ] || { node_stop "$d"; die "node in $d does not listen for TLS on port $tls_port"; }
+    echo "amqps://guest:guest@localhost:$tls_port/%2F" > "$d/tls-url"
+  fi
+  node_url "$d" > "$d/url"
+  cat "$d/url"
+}
+
+make_tls_files() {  # DIR -> a throwaway CA and a server certificate for localhost in DIR
+  local t=$1
+  rm -rf "$t"
+  mkdir -p "$t"
+  cat > "$t/openssl.cnf" <<'EOF'
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = unused
+[ca_ext]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+[server_ext]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost, IP:127.0.0.1
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+EOF
+  local log="$t/openssl.log"
+  {
+    openssl req -x509 -config "$t/openssl.cnf" -extensions ca_ext -newkey rsa:2048 -nodes \
+      -days 2 -subj "/CN=tarry throwaway test CA" -keyout "$t/ca.key" -out "$t/ca.pem" &&
+    openssl req -new -config "$t/openssl.cnf" -newkey rsa:2048 -nodes \
+      -subj "/CN=localhost" -keyout "$t/server.key" -out "$t/server.csr" &&
+    openssl x509 -req -in "$t/server.csr" -CA "$t/ca.pem" -CAkey "$t/ca.key" -CAcreateserial \
+      -days 2 -extfile "$t/openssl.cnf" -extensions server_ext -out "$t/server.pem"
+  } > "$log" 2>&1 || { cat "$log" >&2; die "could not make the TLS certificates in $t"; }
+  chmod 600 "$t/ca.key" "$t/server.key"
+  chmod 644 "$t/ca.pem" "$t/server.pem"
+}
+
+node_stop() {  # DIR -> stops its node by node name, then by pid; harmless when it is down
+  local d=$1
+  [ -f "$d/port" ] || return 0
+  node_ctl "$d" stop >/dev/null 2>&1 || true
+  local pid
+  for f in "$d/pid" "$d/launcher.pid"; do
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    [ -n "$pid" ] || continue
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
+  done
+  rm -f "$d/url" "$d/tls-url"
+}
+
+node_running() {  # DIR -> exit 0 when its node is running
+  local d=$1
+  [ -f "$d/port" ] || return 1
+  node_ctl "$d" status >/dev/null 2>&1
+}
