@@ -1,0 +1,146 @@
+// The whole system under a node's fault, on a three-node RabbitMQ cluster of
+// the test's own (scripts/cluster) with quorum queues: echo_worker processes
+// connected to the other nodes while the node leading the work queue is
+// killed (SIGKILL) mid-load, then restarted. Counted as docs/reliability.md
+// says: in = ran + dead-lettered, lost = 0, early = 0 (by the wall clock), a
+// second run allowed only for a job whose first run started before the
+// fault. Not part of `make test` (three nodes boot in about 30 s):
+// `make test-cluster`. TARRY_CLUSTER_JOBS sets the load (default 10 000).
+#include "consumer_topology.hpp"
+#include "private_cluster.hpp"
+#include "worker_process.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+
+using namespace consumer_it;
+
+namespace {
+
+std::size_t jobs_wanted() {
+    const auto v = tarry_test::env("TARRY_CLUSTER_JOBS");
+    return v ? std::strtoull(v->c_str(), nullptr, 10) : 10000;
+}
+
+/// Publishes `n` jobs F-0.. due evenly over [from, from + span), all
+/// confirmed (many in flight at once).
+void publish_load(const std::string& url, const std::string& q, std::size_t n, sys::time_point from,
+                  std::chrono::milliseconds span) {
+    connected_client c(url);
+    auto ch = confirm_channel(c);
+    std::vector<std::future<std::error_code>> confirms;
+    confirms.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        amqp::basic_properties p;
+        p.message_id = "F-" + std::to_string(i);
+        p.delivery_mode = 2;
+        p.headers = amqp::field_table{{"perform_job_at", epoch(from + span * i / n)}};
+        confirms.push_back(ch.async_publish("", q, amqp::message("job", p), {}, use_future));
+    }
+    for (auto& f : confirms) REQUIRE_FALSE(f.get());
+}
+
+struct tally {
+    std::size_t jobs = 0, ran = 0, dead = 0, lost = 0, early = 0, allowed_duplicates = 0, defects = 0;
+    double late_p50_ms = 0, late_p99_ms = 0, late_max_ms = 0;  // each run's start after its due
+};
+
+/// Every run and dead letter the workers printed, counted against the jobs.
+tally count(const std::vector<const worker_process*>& workers, std::size_t jobs, std::int64_t fault_micros) {
+    std::map<std::string, std::vector<std::int64_t>> runs;  // id -> start times
+    std::set<std::string> dead;
+    tally t;
+    t.jobs = jobs;
+    for (const auto* w : workers) {
+        for (const auto& e : w->of("run")) {
+            runs[e.id()].push_back(e.at());
+            if (e.at() < e.due()) ++t.early;
+        }
+        for (const auto& e : w->of("dead")) dead.insert(e.id());
+    }
+    for (auto& [id, at] : runs) {
+        std::sort(at.begin(), at.end());
+        if (at.size() > 1) (at.front() < fault_micros ? t.allowed_duplicates : t.defects) += at.size() - 1;
+    }
+    t.ran = runs.size();
+    std::vector<double> late;
+    for (const auto* w : workers)
+        for (const auto& e : w->of("run")) late.push_back(static_cast<double>(e.at() - e.due()) / 1000.0);
+    std::sort(late.begin(), late.end());
+    if (!late.empty()) {
+        t.late_p50_ms = late[late.size() / 2];
+        t.late_p99_ms = late[late.size() * 99 / 100];
+        t.late_max_ms = late.back();
+    }
+    t.dead = dead.size();
+    for (std::size_t i = 0; i < jobs; ++i) {
+        const auto id = "F-" + std::to_string(i);
+        if (!runs.count(id) && !dead.count(id)) ++t.lost;
+    }
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("cluster: the work queue's leader killed mid-load and restarted: nothing lost, nothing early") {
+    tarry_test::private_cluster cluster;
+    const std::size_t n = jobs_wanted();
+    const auto q = unique_name("leader-kill");
+    tarry::subscription_options o;
+    o.queue = q;
+    o.queue_type = tarry::queue_kind::quorum;
+    {  // declared through node 1, which leads it
+        connected_client c(cluster.url(1));
+        auto ch = c.open_channel();
+        for (auto& queue : tarry::detail::consumer_topology(o)) value_of(ch.async_declare_queue(queue, use_future));
+    }
+    const int leader = cluster.leader(q);
+    std::vector<int> others;
+    for (int i = 1; i <= 3; ++i)
+        if (i != leader) others.push_back(i);
+    const auto first_due = sys::now() + 30s;
+    publish_load(cluster.url(others[0]), q, n, first_due, 10s);
+
+    std::vector<std::unique_ptr<worker_process>> workers;
+    for (int node : others)
+        workers.push_back(std::make_unique<worker_process>(cluster.url(node), q,
+                                                           std::vector<std::string>{"--no-declare", "--workers", "8"}));
+    for (auto& w : workers) REQUIRE_MESSAGE(w->wait_ready(), w->transcript());
+    const auto pump = [&](std::chrono::milliseconds t) {
+        const auto until = steady::now() + t;
+        while (steady::now() < until)
+            for (auto& w : workers) w->read_until([] { return false; }, 50ms);
+    };
+    // Mid-load: 2 s into the runs, the leader dies; 5 s later it is back.
+    pump(std::chrono::duration_cast<std::chrono::milliseconds>(first_due + 2s - sys::now()));
+    const auto fault = micros(sys::now());
+    cluster.kill(leader);
+    pump(5s);
+    cluster.restart(leader);
+    const auto deadline = steady::now() + 120s;
+    std::vector<const worker_process*> ws;
+    for (auto& w : workers) ws.push_back(w.get());
+    tally t;
+    do {
+        pump(1s);
+        t = count(ws, n, fault);
+    } while (t.lost > 0 && steady::now() < deadline);
+    pump(2s);  // a late second run shows up too
+    t = count(ws, n, fault);
+    MESSAGE("jobs " << t.jobs << ", ran " << t.ran << ", dead " << t.dead << ", lost " << t.lost << ", early "
+                    << t.early << ", duplicates of runs begun before the fault " << t.allowed_duplicates
+                    << ", other second runs " << t.defects << "; lateness p50 / p99 / max " << t.late_p50_ms
+                    << " / " << t.late_p99_ms << " / " << t.late_max_ms << " ms (leader was node " << leader
+                    << ")");
+    CHECK(t.lost == 0);
+    CHECK(t.early == 0);
+    CHECK(t.defects == 0);
+    CHECK(t.ran + t.dead == n);
+    for (auto& w : workers) {
+        w->signal(SIGTERM);
+        CHECK(w->wait_exit(60s) == 0);
+    }
+}
