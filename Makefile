@@ -7,7 +7,7 @@ MESON_FLAGS ?=
 # build's prefix (meson's default: /usr/local).
 PREFIX ?=
 
-.PHONY: all deps build test test-cluster demo bench fuzz install clean
+.PHONY: all deps build test test-cluster test-long demo bench fuzz install clean
 
 all: build
 
@@ -34,6 +34,11 @@ test: build
 test-cluster: build
 	@tests/cluster/cluster_script_test.sh
 	@meson test -C $(BUILD) --suite cluster --print-errorlogs
+
+# The worker fault tests at full load (a worker killed holding 10 000 jobs
+# with 1 000 parked, ...) on a private broker; `test` runs them at a tenth.
+test-long: build
+	@TARRY_FAULT_JOBS=10000 scripts/with-broker meson test -C $(BUILD) integration_worker_faults --print-errorlogs
 
 # The sample worker against a private broker, with a timeline as it happens.
 # Builds only what the demo needs (the library and the demo program).

@@ -25,24 +25,6 @@ std::size_t jobs_wanted() {
     return v ? std::strtoull(v->c_str(), nullptr, 10) : 10000;
 }
 
-/// Publishes `n` jobs F-0.. due evenly over [from, from + span), all
-/// confirmed (many in flight at once).
-void publish_load(const std::string& url, const std::string& q, std::size_t n, sys::time_point from,
-                  std::chrono::milliseconds span) {
-    connected_client c(url);
-    auto ch = confirm_channel(c);
-    std::vector<std::future<std::error_code>> confirms;
-    confirms.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        amqp::basic_properties p;
-        p.message_id = "F-" + std::to_string(i);
-        p.delivery_mode = 2;
-        p.headers = amqp::field_table{{"perform_job_at", epoch(from + span * i / n)}};
-        confirms.push_back(ch.async_publish("", q, amqp::message("job", p), {}, use_future));
-    }
-    for (auto& f : confirms) REQUIRE_FALSE(f.get());
-}
-
 struct tally {
     std::size_t jobs = 0, ran = 0, dead = 0, lost = 0, early = 0, allowed_duplicates = 0, defects = 0;
     double late_p50_ms = 0, late_p99_ms = 0, late_max_ms = 0;  // each run's start after its due
@@ -102,7 +84,9 @@ TEST_CASE("cluster: the work queue's leader killed mid-load and restarted: nothi
     for (int i = 1; i <= 3; ++i)
         if (i != leader) others.push_back(i);
     const auto first_due = sys::now() + 30s;
-    publish_load(cluster.url(others[0]), q, n, first_due, 10s);
+    std::vector<sys::time_point> dues;
+    for (std::size_t i = 0; i < n; ++i) dues.push_back(first_due + 10s * i / n);
+    publish_many(cluster.url(others[0]), q, "F", dues);
 
     std::vector<std::unique_ptr<worker_process>> workers;
     for (int node : others)

@@ -130,3 +130,64 @@ TEST_CASE("echo_worker: a due backlog under a 5 s consumer_timeout: each job run
     w.signal(SIGTERM);
     CHECK(w.wait_exit(20s) == 0);
 }
+
+TEST_CASE("echo_worker: SIGKILL holding jobs and with jobs parked: the next worker runs every one once, none early") {
+    // make test: 1 000 held and 100 parked; TARRY_FAULT_JOBS=10000 for the
+    // issue's load (10 000 held, 1 000 parked), recorded in docs/reliability.md.
+    TARRY_REQUIRE_BROKER(url);
+    const auto scale = tarry_test::env("TARRY_FAULT_JOBS");
+    const std::size_t held = scale ? std::stoul(*scale) : 1000, parked = held / 10;
+    const auto q = unique_name("kill-parked");
+    queue_guard guard(url, q);
+    // Publishing takes about 1 s per 2 000 jobs here: held jobs fall due
+    // after that and the kill; parked ones beyond the hold horizon.
+    const auto lead = 3s + std::chrono::milliseconds(held / 2);
+    const auto horizon = lead + 4s;
+    const std::vector<std::string> opts{"--hold-horizon-ms", std::to_string(horizon.count()), "--max-held",
+                                        std::to_string(held + 100)};
+    auto w1 = std::make_unique<worker_process>(url, q, opts);
+    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
+
+    const auto t0 = sys::now();
+    std::vector<sys::time_point> held_dues, parked_dues;
+    for (std::size_t i = 0; i < held; ++i) held_dues.push_back(t0 + lead + 2s * i / held);
+    for (std::size_t i = 0; i < parked; ++i) parked_dues.push_back(t0 + lead + horizon + 4s + 1s * i / parked);
+    auto jobs = publish_many(url, q, "H", held_dues);
+    jobs.merge(publish_many(url, q, "P", parked_dues));
+    // Every parked copy confirmed and its original acked; the rest held.
+    REQUIRE_MESSAGE(w1->wait_count("parked", parked, 30s), w1->transcript());
+    REQUIRE(ready_in(url, q) == 0);
+    REQUIRE_MESSAGE(sys::now() < t0 + lead - 500ms, "setup too slow: jobs would fall due before the kill");
+
+    w1->signal(SIGKILL);
+    REQUIRE(w1->wait_exit(10s) == 128 + SIGKILL);
+    w1->read_rest(1s);
+    CHECK(w1->count("run") == 0);
+    w1.reset();
+
+    worker_process w2(url, q, opts);
+    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
+    const auto all = held + parked;
+    REQUIRE_MESSAGE(w2.wait_count("succeeded", all, 60s + lead + horizon), w2.transcript());
+    w2.read_until([] { return false; }, 1s);  // a second run would show here
+    std::map<std::string, int> runs;
+    std::size_t early = 0;
+    for (const auto& e : w2.of("run")) {
+        ++runs[e.id()];
+        auto it = jobs.find(e.id());
+        REQUIRE_MESSAGE(it != jobs.end(), "unexpected job: " << e.raw);
+        if (e.at() < it->second) ++early;
+    }
+    std::size_t lost = 0, twice = 0;
+    for (const auto& [id, due] : jobs) {
+        if (runs[id] == 0) ++lost;
+        if (runs[id] > 1) ++twice;
+    }
+    MESSAGE(held << " held and " << parked << " parked when killed: lost " << lost << ", early " << early
+                 << ", run twice " << twice);
+    CHECK(lost == 0);
+    CHECK(early == 0);
+    CHECK(twice == 0);
+    w2.signal(SIGTERM);
+    CHECK(w2.wait_exit(30s) == 0);
+}
