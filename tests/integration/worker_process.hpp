@@ -166,11 +166,12 @@ private:
 };
 
 /// Publishes one persistent job per due time, ids `prefix-0`, `prefix-1`...
-/// (perform_job_at, a double), all in flight at once and each confirmed;
-/// the due of each id in microseconds.
+/// (perform_job_at, a double, and the `extra` headers), all in flight at
+/// once and each confirmed; the due of each id in microseconds.
 inline std::map<std::string, std::int64_t> publish_many(const std::string& url, const std::string& q,
                                                         const std::string& prefix,
-                                                        const std::vector<sys::time_point>& dues) {
+                                                        const std::vector<sys::time_point>& dues,
+                                                        const amqp::field_table& extra = {}) {
     connected_client c(url);
     auto ch = confirm_channel(c);
     std::map<std::string, std::int64_t> out;
@@ -181,7 +182,8 @@ inline std::map<std::string, std::int64_t> publish_many(const std::string& url, 
         p.message_id = prefix + "-" + std::to_string(i);
         p.delivery_mode = 2;
         const double at = epoch(dues[i]);
-        p.headers = amqp::field_table{{"perform_job_at", at}};
+        p.headers = extra;
+        p.headers->set("perform_job_at", at);
         out[*p.message_id] = micros_of_double(at);
         confirms.push_back(ch.async_publish("", q, amqp::message("job", p), {}, use_future));
     }
