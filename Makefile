@@ -38,7 +38,7 @@ test-cluster: build
 # The worker fault tests at full load (a worker killed holding 10 000 jobs
 # with 1 000 parked, ...) on a private broker; `test` runs them at a tenth.
 test-long: build
-	@TARRY_FAULT_JOBS=10000 scripts/with-broker meson test -C $(BUILD) integration_worker_faults --print-errorlogs
+	@TARRY_FAULT_JOBS=10000 scripts/with-broker meson test -C $(BUILD) integration_worker_faults integration_consumer --print-errorlogs
 
 # The sample worker against a private broker, with a timeline as it happens.
 # Builds only what the demo needs (the library and the demo program).

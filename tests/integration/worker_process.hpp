@@ -8,9 +8,6 @@
 #include "process.hpp"
 
 #include <functional>
-#include <future>
-#include <map>
-#include <vector>
 
 namespace consumer_it {
 
@@ -164,32 +161,6 @@ private:
         conn.async_close(use_future).wait_for(10s);
     }
 };
-
-/// Publishes one persistent job per due time, ids `prefix-0`, `prefix-1`...
-/// (perform_job_at, a double, and the `extra` headers), all in flight at
-/// once and each confirmed; the due of each id in microseconds.
-inline std::map<std::string, std::int64_t> publish_many(const std::string& url, const std::string& q,
-                                                        const std::string& prefix,
-                                                        const std::vector<sys::time_point>& dues,
-                                                        const amqp::field_table& extra = {}) {
-    connected_client c(url);
-    auto ch = confirm_channel(c);
-    std::map<std::string, std::int64_t> out;
-    std::vector<std::future<std::error_code>> confirms;
-    confirms.reserve(dues.size());
-    for (std::size_t i = 0; i < dues.size(); ++i) {
-        amqp::basic_properties p;
-        p.message_id = prefix + "-" + std::to_string(i);
-        p.delivery_mode = 2;
-        const double at = epoch(dues[i]);
-        p.headers = extra;
-        p.headers->set("perform_job_at", at);
-        out[*p.message_id] = micros_of_double(at);
-        confirms.push_back(ch.async_publish("", q, amqp::message("job", p), {}, use_future));
-    }
-    for (auto& f : confirms) REQUIRE_FALSE(f.get());
-    return out;
-}
 
 /// `url` with a connection_name query parameter added.
 inline std::string url_named(const std::string& url, const std::string& name) {
