@@ -13,7 +13,8 @@
 //    handlers run on the I/O thread; they must not block it.
 //
 // Life cycle: async_connect makes one attempt (resolve, TCP, TLS, AMQP
-// handshake, bounded by connection_timeout) and reports its outcome. Once
+// handshake, bounded by connection_timeout) per broker address, in order,
+// until one opens (connection_config::failover), and reports the outcome. Once
 // open, a lost connection (socket error, missed heartbeats, broker close)
 // fails every pending operation with a clear error, then — when
 // config.reconnect is set — is rebuilt with the config's backoff (jitter
@@ -100,7 +101,8 @@ public:
     executor_type get_executor() const noexcept;
     const connection_config& config() const noexcept;
 
-    /// Connects → void(error_code). One attempt (no retry); errors:
+    /// Connects → void(error_code). One attempt per address (no retry);
+    /// when all fail, the last one's error:
     /// connect_failed, connect_timeout, tls_handshake_failed,
     /// authentication_failed, vhost_access_refused, protocol_version_refused,
     /// ... Completes at once with success when already open.

@@ -5,6 +5,8 @@
 // for production: heartbeats on, peer verification on for TLS, reconnects
 // with exponential backoff and jitter (and at a steady 250 ms while the
 // broker refuses connections, so a restarted broker is found at once).
+// Several addresses (the nodes of a cluster) make the connection fail over
+// between them: see `failover`.
 #pragma once
 
 #include "tarry/amqp/wire/limits.hpp"
@@ -13,8 +15,17 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tarry::amqp {
+
+/// One broker address: a cluster node to connect to.
+struct broker_address {
+    /// Host name or address.
+    std::string host;
+    /// TCP port. 0 (default) means 5672, or 5671 when connection_config::tls.
+    std::uint16_t port = 0;
+};
 
 /// TLS settings, used when connection_config::tls is true.
 struct tls_config {
@@ -29,7 +40,9 @@ struct tls_config {
     std::string cert_file;
     std::string key_file;
     /// Name sent in SNI and checked against the certificate. Empty
-    /// (default): the host being connected to.
+    /// (default): the host being connected to, so each address of a cluster
+    /// (connection_config::failover) is checked against its own host name.
+    /// When set, every address is checked against this one name.
     std::string server_name;
 };
 
@@ -38,6 +51,15 @@ struct connection_config {
     std::string host = "localhost";
     /// TCP port. 0 (default) means 5672, or 5671 when tls is true.
     std::uint16_t port = 0;
+    /// Further addresses of the same broker (the other nodes of a cluster),
+    /// tried in turn after host:port. Default empty. Credentials, vhost and
+    /// TLS settings are shared; TLS checks each address's certificate
+    /// against that address's own host (unless tls_options.server_name is
+    /// set). The first connect tries each address once, in order; a
+    /// reconnect starts at the address after the one lost, then goes
+    /// round-robin (reconnect_backoff and refused_reconnect_interval say
+    /// when). connection_timeout bounds each attempt on its own.
+    std::vector<broker_address> failover;
     /// Use TLS (amqps). Default false.
     bool tls = false;
     tls_config tls_options;
@@ -77,7 +99,8 @@ struct connection_config {
     std::chrono::milliseconds close_timeout{5000};
 
     /// Reconnect after an open connection is lost. Default true. The first
-    /// connect is never retried: async_connect reports its failure.
+    /// connect is never retried: async_connect reports its failure (after
+    /// trying each address once, when there are several).
     bool reconnect = true;
     /// Delays between reconnect attempts after every failure but a refused
     /// TCP connect (below): the loss itself, resolve errors, timeouts, TLS
@@ -93,8 +116,11 @@ struct connection_config {
     /// was refused (ECONNREFUSED: nothing listens on the port, as while the
     /// broker restarts), every time, without growing: the connection is back
     /// within this interval of the broker accepting connections again.
-    /// Default 250 ms. 0 = a refused connect waits reconnect_backoff like
-    /// any other failure.
+    /// With several addresses, a refused attempt moves on to the next
+    /// address at once, and this pause comes only after every address
+    /// refused in a row. Default 250 ms. 0 = a refused connect waits
+    /// reconnect_backoff like any other failure (and does not move on at
+    /// once).
     std::chrono::milliseconds refused_reconnect_interval{250};
 
     /// Shown by the broker's management UI and rabbitmqctl
@@ -108,8 +134,19 @@ struct connection_config {
     std::uint64_t max_body_size = wire::default_max_body_size;
 
     /// The port actually used: `port`, or the scheme's default.
-    std::uint16_t effective_port() const noexcept {
-        return port != 0 ? port : (tls ? std::uint16_t{5671} : std::uint16_t{5672});
+    std::uint16_t effective_port() const noexcept { return effective_port(port); }
+    /// `p`, or the scheme's default when 0.
+    std::uint16_t effective_port(std::uint16_t p) const noexcept {
+        return p != 0 ? p : (tls ? std::uint16_t{5671} : std::uint16_t{5672});
+    }
+    /// Every address in the order they are tried: host:port, then failover,
+    /// each with its effective port (never 0).
+    std::vector<broker_address> addresses() const {
+        std::vector<broker_address> all;
+        all.reserve(1 + failover.size());
+        all.push_back({host, effective_port()});
+        for (const auto& a : failover) all.push_back({a.host, effective_port(a.port)});
+        return all;
     }
 };
 

@@ -11,11 +11,14 @@
 //   keyfile=PATH  server_name_indication=NAME   (amqps only)
 //   auth_mechanism=PLAIN
 // An unknown option is an error, so that a misspelt "hearbeat=5" is not
-// silently ignored. Pure functions; thread-safe.
+// silently ignored. The nodes of a cluster are a list of URLs (parse_urls),
+// not one string: a ',' may appear unescaped inside a URL. Pure functions;
+// thread-safe.
 #pragma once
 
 #include "tarry/amqp/connection_config.hpp"
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -36,7 +39,21 @@ struct url_parse_result {
 /// settings not in the URL, such as reconnect policy, come from it).
 url_parse_result parse_url(std::string_view url, const connection_config& base = {});
 
-/// The URL for a config, with the password replaced by "***" (for logs).
+/// Parses the URLs of one broker's nodes (a cluster) into a config built on
+/// `base`: the first URL's host and port become config.host and port, each
+/// further URL's host and port an entry of config.failover, in order
+/// (base.failover is replaced). The URLs describe one connection, so they
+/// must agree on everything else: scheme (amqp or amqps), user name,
+/// password, vhost and query options (repeat the options on each URL).
+/// Errors (errc::invalid_url): an empty list ("no URL given"); a bad URL,
+/// "URL 2 of 3: " and what parse_url says; a disagreement, which URL and in
+/// what, e.g. "URL 3 of 3 differs from URL 1 in its vhost ('b', URL 1 has
+/// 'a')" (a password is never shown).
+url_parse_result parse_urls(std::span<const std::string_view> urls,
+                            const connection_config& base = {});
+
+/// The URL for a config's first address (host:port), with the password
+/// replaced by "***" (for logs).
 std::string to_redacted_url(const connection_config& config);
 
 }  // namespace tarry::amqp

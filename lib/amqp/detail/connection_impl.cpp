@@ -22,16 +22,15 @@ constexpr std::size_t read_chunk = 64 * 1024;
 /// close-ok) before its socket is closed anyway.
 constexpr auto final_write_grace = std::chrono::seconds(1);
 
-std::string where(const connection_config& c) {
-    return c.host + ":" + std::to_string(c.effective_port());
-}
+std::string where(const broker_address& a) { return a.host + ":" + std::to_string(a.port); }
 
 }  // namespace
 
 struct connection_impl::session {
     session(const asio::any_io_executor& ex, asio::ssl::context* tls, machine_config mc,
-            std::uint64_t gen)
+            std::uint64_t gen, broker_address addr)
         : generation(gen),
+          address(std::move(addr)),
           stream(ex, tls),
           resolver(ex),
           machine(std::move(mc)),
@@ -39,6 +38,7 @@ struct connection_impl::session {
           connect_timer(ex) {}
 
     std::uint64_t generation;
+    broker_address address;  // where this session connects (its port effective)
     transport stream;
     asio::ip::tcp::resolver resolver;
     connection_machine machine;
@@ -62,6 +62,7 @@ connection_impl::connection_impl(asio::any_io_executor ex, connection_config con
       strand_(asio::make_strand(ex)),
       config_(std::move(config)),
       hooks_(std::move(hooks)),
+      addresses_(config_.addresses()),
       lifecycle_(config_, retry::make_random_source()),
       reconnect_timer_(strand_) {
     if (config_.tls) {
@@ -209,9 +210,10 @@ void connection_impl::remove_consumer(op_id consumer) { consumers_.erase(consume
 
 // ---- connecting ------------------------------------------------------------------------
 
-void connection_impl::start_attempt() {
+void connection_impl::start_attempt(std::size_t address) {
     auto s = std::make_shared<session>(strand_, tls_context_ ? &*tls_context_ : nullptr,
-                                       machine_config(config_), ++generation_);
+                                       machine_config(config_), ++generation_,
+                                       addresses_.at(address));
     session_ = s;
 
     if (!tls_setup_error_.empty()) {
@@ -224,20 +226,20 @@ void connection_impl::start_attempt() {
             asio::bind_executor(strand_, [self = shared_from_this(), s](boost::system::error_code ec) {
                 if (ec || s->was_open || s->machine.finished()) return;
                 self->fail_attempt(s, errc::connect_timeout,
-                                   "no connection to " + where(self->config_) + " within " +
+                                   "no connection to " + where(s->address) + " within " +
                                        std::to_string(self->config_.connection_timeout.count()) +
                                        " ms (" + s->step + ")");
             }));
     }
     s->resolver.async_resolve(
-        config_.host, std::to_string(config_.effective_port()),
+        s->address.host, std::to_string(s->address.port),
         asio::bind_executor(strand_, [self = shared_from_this(), s](
                                          boost::system::error_code ec,
                                          asio::ip::tcp::resolver::results_type results) {
             if (s->machine.finished()) return;
             if (ec) {
                 self->fail_attempt(s, errc::connect_failed,
-                                   "cannot resolve '" + self->config_.host + "': " + ec.message());
+                                   "cannot resolve '" + s->address.host + "': " + ec.message());
                 return;
             }
             s->step = "connecting over TCP";
@@ -249,7 +251,7 @@ void connection_impl::start_attempt() {
                     if (ec) {
                         s->refused = ec == asio::error::connection_refused;
                         self->fail_attempt(s, errc::connect_failed,
-                                           "cannot connect to " + where(self->config_) + ": " +
+                                           "cannot connect to " + where(s->address) + ": " +
                                                ec.message());
                         return;
                     }
@@ -262,12 +264,12 @@ void connection_impl::start_attempt() {
                     s->step = "TLS handshake";
                     const auto& t = self->config_.tls_options;
                     s->stream.async_tls_handshake(
-                        t.server_name.empty() ? self->config_.host : t.server_name, t.verify_peer,
+                        t.server_name.empty() ? s->address.host : t.server_name, t.verify_peer,
                         asio::bind_executor(self->strand_, [self, s](boost::system::error_code ec) {
                             if (s->machine.finished()) return;
                             if (ec) {
                                 self->fail_attempt(s, errc::tls_handshake_failed,
-                                                   "TLS handshake with " + where(self->config_) +
+                                                   "TLS handshake with " + where(s->address) +
                                                        " failed: " + ec.message());
                                 return;
                             }
@@ -317,7 +319,7 @@ void connection_impl::start_read(const std::shared_ptr<session>& s) {
                 const std::string detail =
                     ec == asio::error::eof
                         ? "the broker closed the TCP connection without connection.close"
-                        : "reading from " + where(self->config_) + " failed: " + ec.message();
+                        : "reading from " + where(s->address) + " failed: " + ec.message();
                 s->machine.on_transport_error(errc::connection_lost, detail, clock::now());
             } else {
                 self->start_read(s);
@@ -345,7 +347,7 @@ void connection_impl::pump(const std::shared_ptr<session>& s) {
                     if (ec && !s->machine.finished()) {
                         s->machine.on_transport_error(
                             errc::connection_lost,
-                            "writing to " + where(self->config_) + " failed: " + ec.message(),
+                            "writing to " + where(s->address) + " failed: " + ec.message(),
                             clock::now());
                     }
                     self->pump(s);
@@ -509,7 +511,7 @@ void connection_impl::perform(life::any_action& a) {
         [&](auto& x) {
             using A = std::decay_t<decltype(x)>;
             if constexpr (std::is_same_v<A, act::start_attempt>) {
-                start_attempt();
+                start_attempt(x.address);
             } else if constexpr (std::is_same_v<A, act::close_session>) {
                 close_session();
             } else if constexpr (std::is_same_v<A, act::arm_timer>) {

@@ -116,7 +116,8 @@ private:
     }
     void cancel_op(op_id id);
 
-    void start_attempt();
+    /// A new session, connecting to addresses_[address].
+    void start_attempt(std::size_t address);
     void begin_amqp(const std::shared_ptr<session>& s);
     void fail_attempt(const std::shared_ptr<session>& s, std::error_code ec, std::string detail);
     void start_read(const std::shared_ptr<session>& s);
@@ -144,6 +145,7 @@ private:
     connection_hooks hooks_;
     std::optional<boost::asio::ssl::context> tls_context_;
     std::string tls_setup_error_;
+    std::vector<broker_address> addresses_;  // config_.addresses(), as the lifecycle numbers them
 
     // Strand only.
     connection_lifecycle lifecycle_;

@@ -1,6 +1,7 @@
 // The connection's life (see the header for the table and the promises).
 #include "connection_lifecycle.hpp"
 
+#include <string>
 #include <utility>
 
 namespace tarry::amqp::detail {
@@ -30,7 +31,8 @@ connection_lifecycle::connection_lifecycle(const connection_config& config,
                                            retry::random_source random)
     : reconnect_(config.reconnect),
       policy_(config.reconnect_backoff, config.refused_reconnect_interval),
-      random_(std::move(random)) {}
+      random_(std::move(random)),
+      addresses_(1 + config.failover.size()) {}
 
 life::actions connection_lifecycle::on(life::any_input in) {
     life::actions out;
@@ -44,7 +46,7 @@ void connection_lifecycle::on_input(const life::input::connect_requested&, life:
     case state::closed:
         policy_.reset();
         state_ = state::connecting;
-        out.emplace_back(act::start_attempt{});
+        start(0, 1, out);
         return;
     case state::open:
     case state::closing:  // still open until the close is done
@@ -90,8 +92,17 @@ void connection_lifecycle::on_input(const life::input::opened&, life::actions& o
 
 void connection_lifecycle::on_input(life::input::ended& in, life::actions& out) {
     switch (state_) {
-    case state::connecting:  // the caller's one attempt: reported, never retried
+    case state::connecting:  // the caller's connect: each address once, never retried
         out.emplace_back(act::count_failed_attempt{});
+        if (tried_ < addresses_) {
+            start(next_address(), tried_ + 1, out);
+            return;
+        }
+        if (addresses_ > 1) {
+            in.why.message += " (all " + std::to_string(addresses_) +
+                              " addresses tried; this was the last)";
+            out.emplace_back(act::set_last_error{in.why});
+        }
         finish(in.why, out);
         return;
     case state::reconnecting:
@@ -122,21 +133,34 @@ void connection_lifecycle::on_input(life::input::ended& in, life::actions& out) 
 void connection_lifecycle::on_input(const life::input::timer_fired&, life::actions& out) {
     if (state_ != state::waiting_to_reconnect) return;  // cancelled, or late
     state_ = state::reconnecting;
-    out.emplace_back(act::start_attempt{});
+    start(next_address(), 1, out);
+}
+
+void connection_lifecycle::start(std::size_t address, std::size_t tried, life::actions& out) {
+    address_ = address;
+    tried_ = tried;
+    out.emplace_back(act::start_attempt{address});
 }
 
 void connection_lifecycle::reconnect_after(diagnostics why, attempt_failure f,
                                            retry::duration elapsed, life::actions& out) {
-    const auto decision = policy_.after(f, elapsed, random_);
+    // While open, tried_ counts the round that opened: a loss never moves on
+    // at once anyway (it is not a refusal).
+    const auto decision = policy_.after(f, elapsed, random_, tried_ < addresses_);
     if (!decision.retry) {
         why.message += " (no more reconnect attempts: " + decision.reason + ")";
         out.emplace_back(act::set_last_error{why});
         finish(why, out);
         return;
     }
-    state_ = state::waiting_to_reconnect;
     out.emplace_back(
         act::call_on_reconnect_scheduled{policy_.failures(), decision.delay, std::move(why)});
+    if (decision.at_once) {
+        state_ = state::reconnecting;
+        start(next_address(), tried_ + 1, out);
+        return;
+    }
+    state_ = state::waiting_to_reconnect;
     out.emplace_back(act::arm_timer{decision.delay});
 }
 

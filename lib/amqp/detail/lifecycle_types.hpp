@@ -6,6 +6,7 @@
 #include "tarry/amqp/error.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <system_error>
 #include <variant>
 #include <vector>
@@ -14,7 +15,8 @@ namespace tarry::amqp::detail::life {
 
 enum class state {
     idle,                  ///< never asked to connect
-    connecting,            ///< the caller's connect: one attempt under way, never retried
+    connecting,            ///< the caller's connect: an attempt under way; a failed one is
+                           ///< followed by the next address, never retried
     open,                  ///< an attempt succeeded
     waiting_to_reconnect,  ///< lost, or a reconnect attempt failed: the reconnect timer runs
     reconnecting,          ///< an attempt after a loss under way
@@ -55,10 +57,13 @@ using any_input = std::variant<input::connect_requested, input::close_requested,
 
 namespace action {
 
-/// Starts an attempt: resolve, TCP, TLS, AMQP handshake (a new session).
+/// Starts an attempt: resolve, TCP, TLS, AMQP handshake (a new session),
+/// to `address`, an index into connection_config::addresses().
 /// Always the last action of its list: the attempt may end at once, and
 /// the driver may feed that end from inside this action.
-struct start_attempt {};
+struct start_attempt {
+    std::size_t address = 0;
+};
 /// Ends the current session: abandons its attempt, or sends
 /// connection.close on it. Always last, for the same reason.
 struct close_session {};

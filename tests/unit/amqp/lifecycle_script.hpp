@@ -12,6 +12,7 @@
 #include <iterator>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace lifecycle_test {
 
@@ -41,10 +42,16 @@ struct overloaded : F... {
     using F::operator()...;
 };
 
-inline std::string describe(const life::any_action& a) {
+/// One action as text. start_attempt names its address's host when the
+/// config has several (`hosts`, in the order of addresses()).
+inline std::string describe(const life::any_action& a, const std::vector<std::string>& hosts = {}) {
     return std::visit(
         overloaded{
-            [](const act::start_attempt&) -> std::string { return "start_attempt"; },
+            [&hosts](const act::start_attempt& s) -> std::string {
+                if (hosts.size() < 2) return "start_attempt";
+                return "start_attempt " +
+                       (s.address < hosts.size() ? hosts[s.address] : "#" + std::to_string(s.address));
+            },
             [](const act::close_session&) -> std::string { return "close_session"; },
             [](const act::arm_timer& t) {
                 return "arm_timer " + std::to_string(t.delay.count()) + "ms";
@@ -78,16 +85,19 @@ inline amqp::connection_config exact() {
 /// A lifecycle, a hand-stepped clock, and each input as one call that
 /// returns the actions it asked for, joined by ", ".
 struct script {
-    explicit script(const amqp::connection_config& c = exact()) : lc(c, [] { return 0.5; }) {}
+    explicit script(const amqp::connection_config& c = exact()) : lc(c, [] { return 0.5; }) {
+        for (const auto& a : c.addresses()) hosts.push_back(a.host);
+    }
 
     connection_lifecycle lc;
+    std::vector<std::string> hosts;  // of the config's addresses, in order
     std::chrono::steady_clock::time_point now = std::chrono::steady_clock::time_point{} + 1000h;
     life::actions last;  // what the last input asked for
 
     std::string feed(life::any_input i) {
         last = lc.on(std::move(i));
         std::string out;
-        for (const auto& a : last) out += (out.empty() ? "" : ", ") + describe(a);
+        for (const auto& a : last) out += (out.empty() ? "" : ", ") + describe(a, hosts);
         return out;
     }
     std::string connect() { return feed(in::connect_requested{}); }

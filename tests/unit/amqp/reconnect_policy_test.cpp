@@ -141,3 +141,39 @@ TEST_CASE("connection_config's defaults: 250 ms while refused, reconnect_default
     REQUIRE(again.retry);
     CHECK(again.delay < 200ms);  // the backoff's second pause, not its 102nd
 }
+
+TEST_CASE("refused with another address untried this round: on to it at once, counted, no pause") {
+    reconnect_policy p(doubling(), 250ms);
+    auto random = retry::make_random_source(7);
+    const auto d = p.after(refused, 0ms, random, true);
+    REQUIRE(d.retry);
+    CHECK(d.at_once);
+    CHECK(d.delay == 0ms);
+    CHECK(p.failures() == 1);
+    // Other failures wait the backoff, untried addresses or not; moving on
+    // did not make it grow.
+    const auto o = p.after(other, 0ms, random, true);
+    CHECK_FALSE(o.at_once);
+    CHECK(o.delay == 100ms);
+    // Every address tried: the refused interval.
+    const auto r = p.after(refused, 0ms, random, false);
+    CHECK_FALSE(r.at_once);
+    CHECK(r.delay == 250ms);
+    CHECK(pause_after(p, other) == 200ms);
+    CHECK(p.failures() == 4);
+
+    SUBCASE("the limits count it") {
+        reconnect_policy q(doubling().with_max_attempts(2), 250ms);
+        REQUIRE(q.after(refused, 0ms, random, true).at_once);
+        const auto last = q.after(refused, 0ms, random, true);
+        CHECK_FALSE(last.retry);
+        CHECK_FALSE(last.at_once);
+        CHECK(last.reason == "max attempts (2) reached");
+    }
+    SUBCASE("refused_interval 0: refused is like any other failure, never at once") {
+        reconnect_policy z(doubling(), 0ms);
+        const auto x = z.after(refused, 0ms, random, true);
+        CHECK_FALSE(x.at_once);
+        CHECK(x.delay == 100ms);
+    }
+}
