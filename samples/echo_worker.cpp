@@ -1,11 +1,15 @@
 // echo_worker: a scheduling consumer that prints every job event as one JSON
 // object per line (stdout, flushed). Its command line is a public interface:
 //
-//   echo_worker --url URL --queue Q [--workers N] [--hold-horizon-ms N]
+//   echo_worker --url URL [--url URL ...] --queue Q [--workers N] [--hold-horizon-ms N]
 //               [--max-held N] [--default-delay-ms N] [--max-delay-ms N]
 //               [--consumer-timeout-ms N] [--shutdown-grace-ms N]
 //               [--retry-base-ms N] [--max-attempts N]
 //               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N]
+//
+// --url may be given once per node of a cluster: the worker connects to the
+// first that accepts, and after a loss fails over to the next (the URLs
+// must agree on all but host and port).
 //
 // --queue-type declares the work queue, the wait queues and the dead-letter
 // queue of that kind (default classic; every worker on a queue must agree);
@@ -40,12 +44,14 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 namespace {
 
 const char* const usage =
-    "usage: echo_worker --url URL --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
+    "usage: echo_worker --url URL [--url URL...] --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
     "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
     "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n"
     "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N]\n";
@@ -99,7 +105,8 @@ tarry::job_outcome echo(const tarry::job& j) {
 
 int main(int argc, char** argv) {
     cli::args args(argc, argv, usage, nullptr, {"--no-declare"});
-    const std::string url = args.required("--url");
+    const std::vector<std::string> urls = args.all("--url");
+    if (urls.empty()) args.fail("--url is required");
     tarry::subscription_options o;
     o.queue = args.required("--queue");
     o.workers = args.number("--workers", o.workers);
@@ -136,7 +143,8 @@ int main(int argc, char** argv) {
     }
     args.finish();
 
-    const auto parsed = tarry::amqp::parse_url(url);
+    const std::vector<std::string_view> url_views(urls.begin(), urls.end());
+    const auto parsed = tarry::amqp::parse_urls(url_views);
     if (parsed.error) {
         std::fprintf(stderr, "echo_worker: bad --url: %s\n", parsed.detail.c_str());
         return 2;

@@ -21,6 +21,7 @@ namespace {
 bool skip_without_broker_run() {
     if (tarry_test::amqp_url()) return false;
     MESSAGE("SKIPPED: TARRY_TEST_AMQP_URL is not set (run under scripts/with-broker)");
+    ++::tarry_test::runtime_skips();
     return true;
 }
 

@@ -450,3 +450,26 @@ TEST_CASE("echo_worker: a message_id that is not UTF-8 still prints valid JSON, 
     w.signal(SIGTERM);
     REQUIRE_MESSAGE(w.wait_exit(30s) == 0, w.transcript());
 }
+
+TEST_CASE("echo_worker: --url once per node: a node that refuses is passed over; URLs that disagree exit 2") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("proc-urls");
+    queue_guard guard(url, q);
+    // The first "node" refuses connections; the worker goes on to the second.
+    worker_process w(nowhere_url, q, {"--url", url});
+    REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    {
+        connected_client c(url);
+        publish_raw(confirm_channel(c), q, "U-1", {});
+    }
+    REQUIRE_MESSAGE(w.wait_count("succeeded", 1, 10s), w.transcript());
+    w.signal(SIGTERM);
+    CHECK(w.wait_exit(30s) == 0);
+
+    auto r = tarry_test::run_process({echo_worker_path(), "--url", url, "--url",
+                                      "amqp://other:secret@127.0.0.1:9/%2F", "--queue", q},
+                                     30s);
+    CHECK_MESSAGE(r.exit_code == 2, r.out << r.err);
+    CHECK_MESSAGE(r.err.find("URL 2 of 2") != std::string::npos, r.err);
+    CHECK(r.err.find("secret") == std::string::npos);  // a password is never shown
+}

@@ -9,6 +9,10 @@
 
 namespace tarry_test {
 
+/// Cases that skipped themselves so far (counted by the macros below;
+/// defined with the test programs' main(), which reports them).
+int& runtime_skips();
+
 /// The variable's value, or nothing when unset or empty.
 inline std::optional<std::string> env(const char* name) {
     const char* v = std::getenv(name);
@@ -31,6 +35,7 @@ inline std::optional<std::string> broker_dir() { return env("TARRY_TEST_BROKER_D
     const auto url_var##_opt = ::tarry_test::amqp_url();                                      \
     if (!url_var##_opt) {                                                                     \
         MESSAGE("SKIPPED: TARRY_TEST_AMQP_URL is not set (run under scripts/with-broker)");   \
+        ++::tarry_test::runtime_skips();                                                      \
         return;                                                                               \
     }                                                                                         \
     const std::string url_var = *url_var##_opt
@@ -42,6 +47,7 @@ inline std::optional<std::string> broker_dir() { return env("TARRY_TEST_BROKER_D
     const auto dir_var = ::tarry_test::broker_dir();               \
     if (!dir_var) {                                                \
         MESSAGE("SKIPPED: TARRY_TEST_BROKER_DIR is not set");      \
+        ++::tarry_test::runtime_skips();                           \
         return;                                                    \
     }                                                              \
     static_assert(true, "")
