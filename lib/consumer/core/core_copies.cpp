@@ -16,6 +16,14 @@ namespace tarry::detail {
 
 void consumer_core::replace(held_job j, std::string exchange, std::string routing_key, amqp::message copy,
                             copy_effect effect, const char* copy_name, moment now) {
+    if (!current(j)) {
+        // Its channel is gone and the broker redelivers it: a copy would be
+        // a second message (found by the core's fuzz target: a lost job
+        // taken out of a full store, handed back not yet due, or dead-
+        // lettered again after a refusal, before the sweep).
+        drop(j, "its channel was lost before its copy was published", now);
+        return;
+    }
     const std::uint64_t entry = ++last_id_;
     std::optional<amqp::message> kept;
     if (effect.kind != job_event::kind::parked) kept = copy;
