@@ -211,6 +211,18 @@ std::optional<i128> decimal_scaled(std::string_view s, int digits) {
 template <class T>
 constexpr bool is_integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
+// A double or a decimal, in either header: what is refused (the exact due
+// is not predicted here).
+template <class T>
+expect inexact(const T& x) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(x) || std::isinf(x) || x < 0) return {expect::refused, 0};
+    } else {
+        if (x.scale > 30) return {expect::refused, 0};
+    }
+    return {};
+}
+
 expect perform_job_at_expect(const wire::field_value& v) {
     return std::visit(
         [](const auto& x) -> expect {
@@ -220,12 +232,8 @@ expect perform_job_at_expect(const wire::field_value& v) {
                 return due_at_us(static_cast<i128>(x) * us_per_s);
             } else if constexpr (std::is_same_v<T, wire::timestamp_value>) {
                 return due_at_us(static_cast<i128>(x.seconds) * us_per_s);
-            } else if constexpr (std::is_floating_point_v<T>) {
-                if (std::isnan(x) || std::isinf(x) || x < 0) return {expect::refused, 0};
-                return {};
-            } else if constexpr (std::is_same_v<T, wire::decimal_value>) {
-                if (x.scale > 30) return {expect::refused, 0};
-                return {};
+            } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, wire::decimal_value>) {
+                return inexact(x);
             } else if constexpr (std::is_same_v<T, std::string>) {
                 if (decimal_text(x)) {
                     const auto us = decimal_scaled(x, 6);
@@ -257,12 +265,8 @@ expect x_delay_expect(const wire::field_value& v, i128 base_ns) {
             if constexpr (is_integer<T>) {
                 if (std::cmp_less(x, 0)) return {expect::refused, 0};
                 return after_ms(base_ns, static_cast<i128>(x));
-            } else if constexpr (std::is_floating_point_v<T>) {
-                if (std::isnan(x) || std::isinf(x) || x < 0) return {expect::refused, 0};
-                return {};
-            } else if constexpr (std::is_same_v<T, wire::decimal_value>) {
-                if (x.scale > 30) return {expect::refused, 0};
-                return {};
+            } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, wire::decimal_value>) {
+                return inexact(x);
             } else if constexpr (std::is_same_v<T, std::string>) {
                 if (!decimal_text(x)) return {expect::refused, 0};
                 const auto us = decimal_scaled(x, 3);
