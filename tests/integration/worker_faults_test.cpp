@@ -26,11 +26,6 @@ std::vector<std::string> consuming_connection(const std::string& dir, const std:
     return out;
 }
 
-std::uint32_t ready_in(const std::string& url, const std::string& q) {
-    connected_client c(url);
-    return value_of(c.open_channel().async_declare_queue(passive_queue(q), use_future)).message_count;
-}
-
 /// How many events of kind `what` each id has.
 std::map<std::string, int> per_id(const worker_process& w, const std::string& what) {
     std::map<std::string, int> n;

@@ -162,6 +162,13 @@ private:
     }
 };
 
+/// Ready messages in `q`, counted on a connection of its own (passive
+/// queue.declare).
+inline std::uint32_t ready_in(const std::string& url, const std::string& q) {
+    connected_client c(url);
+    return value_of(c.open_channel().async_declare_queue(passive_queue(q), use_future)).message_count;
+}
+
 /// `url` with a connection_name query parameter added.
 inline std::string url_named(const std::string& url, const std::string& name) {
     return url + (url.find('?') == std::string::npos ? "?" : "&") + "connection_name=" + name;
