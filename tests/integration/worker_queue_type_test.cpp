@@ -29,12 +29,6 @@ std::error_code classic_declare(const std::string& url, const std::string& q) {
     return ec;
 }
 
-/// Ready messages in `q`, counted on a connection of its own.
-std::uint32_t ready_in(const std::string& url, const std::string& q) {
-    connected_client c(url);
-    return value_of(c.open_channel().async_declare_queue(passive_queue(q), use_future)).message_count;
-}
-
 void stop(worker_process& w) {
     w.signal(SIGTERM);
     CHECK(w.wait_exit(30s) == 0);
@@ -62,7 +56,7 @@ TEST_CASE("echo_worker --queue-type quorum: every queue is quorum; a parked job 
     CHECK(w.count("parked") >= 1);
     const auto run = w.of("run").front();
     CHECK(run.at() >= run.due());
-    CHECK(run.due() == micros_of_double(epoch(due)));
+    CHECK(std::llabs(run.due() - micros_of_double(epoch(due))) <= 1);  // printed to the µs, as check_runs allows
     w.read_until([] { return false; }, 1s);  // nothing more comes
     CHECK(w.count("run") == 1);
     stop(w);
