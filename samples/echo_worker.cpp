@@ -79,17 +79,7 @@ std::string json_of(const tarry::job_event& e) {
 // An integer header, when it holds one.
 std::optional<std::int64_t> int_header(const tarry::job& j, std::string_view name) {
     const auto* v = j.headers().find(name);
-    if (v == nullptr) return std::nullopt;
-    return std::visit(
-        [](const auto& x) -> std::optional<std::int64_t> {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-                return static_cast<std::int64_t>(x);
-            } else {
-                return std::nullopt;
-            }
-        },
-        v->value);
+    return v ? tarry::amqp::wire::integer_of(*v) : std::nullopt;
 }
 
 tarry::job_outcome echo(const tarry::job& j) {

@@ -208,19 +208,9 @@ void strip_broker_death_headers(wire::basic_properties& props) {
 
 std::uint32_t read_attempt(const wire::basic_properties& props) noexcept {
     const wire::field_value* v = props.headers ? props.headers->find(attempt_header) : nullptr;
-    if (v == nullptr) return 1;
-    return std::visit(
-        [](const auto& x) -> std::uint32_t {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-                if (std::cmp_less(x, 1) || std::cmp_greater(x, std::numeric_limits<std::uint32_t>::max()))
-                    return 1;
-                return static_cast<std::uint32_t>(x);
-            } else {
-                return 1;
-            }
-        },
-        v->value);
+    const auto n = v ? wire::integer_of(*v) : std::nullopt;
+    if (!n || *n < 1 || std::cmp_greater(*n, std::numeric_limits<std::uint32_t>::max())) return 1;
+    return static_cast<std::uint32_t>(*n);
 }
 
 }  // namespace tarry::contract

@@ -69,6 +69,20 @@ std::string describe_tag(std::uint8_t tag) {
 
 char field_tag(const field_value& v) noexcept { return tags[v.value.index()]; }
 
+std::optional<std::int64_t> integer_of(const field_value& v) noexcept {
+    return std::visit(
+        [](const auto& x) -> std::optional<std::int64_t> {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+                static_assert(sizeof(T) < sizeof(std::int64_t) || std::is_signed_v<T>, "every integer fits");
+                return static_cast<std::int64_t>(x);
+            } else {
+                return std::nullopt;
+            }
+        },
+        v.value);
+}
+
 // ---- encoding -------------------------------------------------------------
 
 namespace {

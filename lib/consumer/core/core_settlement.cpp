@@ -134,14 +134,7 @@ bool consumer_core::at_delivery_limit(const held_job& j) const {
     const amqp::basic_properties props = whole ? whole->properties : j.msg.properties();
     const auto* v = props.headers ? props.headers->find("x-delivery-count") : nullptr;
     // Absent on a first delivery (RabbitMQ 3.10); any integer type counts.
-    const std::int64_t count = v == nullptr ? 0 : std::visit([](const auto& x) -> std::int64_t {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-            return static_cast<std::int64_t>(x);
-        } else {
-            return 0;
-        }
-    }, v->value);
+    const std::int64_t count = v ? amqp::wire::integer_of(*v).value_or(0) : 0;
     return count + 1 >= static_cast<std::int64_t>(*options_.delivery_limit);
 }
 

@@ -146,6 +146,27 @@ TEST_CASE("field_tag names RabbitMQ's tag for each alternative") {
     CHECK(field_tag(byte_array{}) == 'x');
 }
 
+TEST_CASE("integer_of reads every integer type at its extremes, and nothing else") {
+    CHECK(integer_of(std::int8_t{-128}) == -128);
+    CHECK(integer_of(std::uint8_t{255}) == 255);
+    CHECK(integer_of(std::int16_t{-32768}) == -32768);
+    CHECK(integer_of(std::uint16_t{65535}) == 65535);
+    CHECK(integer_of(std::numeric_limits<std::int32_t>::min()) == std::numeric_limits<std::int32_t>::min());
+    CHECK(integer_of(std::numeric_limits<std::uint32_t>::max()) == std::numeric_limits<std::uint32_t>::max());
+    CHECK(integer_of(std::numeric_limits<std::int64_t>::min()) == std::numeric_limits<std::int64_t>::min());
+    CHECK(integer_of(std::numeric_limits<std::int64_t>::max()) == std::numeric_limits<std::int64_t>::max());
+    CHECK_FALSE(integer_of(true).has_value());
+    CHECK_FALSE(integer_of(void_value{}).has_value());
+    CHECK_FALSE(integer_of(2.0).has_value());
+    CHECK_FALSE(integer_of(2.0f).has_value());
+    CHECK_FALSE(integer_of(decimal_value{0, 2}).has_value());
+    CHECK_FALSE(integer_of("2").has_value());
+    CHECK_FALSE(integer_of(timestamp_value{2}).has_value());
+    CHECK_FALSE(integer_of(field_array{field_value(std::int32_t{2})}).has_value());
+    CHECK_FALSE(integer_of(field_table{}).has_value());
+    CHECK_FALSE(integer_of(byte_array{}).has_value());
+}
+
 TEST_CASE("golden bytes") {
     SUBCASE("table {a: int32 1}") {
         // The length counts the 7 bytes after it: 01 61 | 49 | 00 00 00 01.

@@ -11,6 +11,7 @@
 #include "tarry/amqp/wire/byte_writer.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -142,5 +143,9 @@ field_array decode_array(byte_reader& r, const table_limits& limits = {});
 
 /// The wire tag an alternative is written with (e.g. 'd' for double).
 char field_tag(const field_value& v) noexcept;
+
+/// The value of an integer field (int8 to int64, uint8 to uint32: each
+/// fits), or nullopt for any other type, bool and timestamp included.
+std::optional<std::int64_t> integer_of(const field_value& v) noexcept;
 
 }  // namespace tarry::amqp::wire
