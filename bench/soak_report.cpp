@@ -42,6 +42,13 @@ std::ifstream open_or_exit(const std::string& path) {
 
 std::string opt_text(const std::optional<long>& v) { return v ? std::to_string(*v) : "-"; }
 
+std::string load_text(const std::optional<double>& v) {
+    if (!v) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", *v);
+    return buf;
+}
+
 void write_csv(const std::string& path, const std::vector<soak::interval_row>& rows, double interval_s) {
     std::ofstream out(path);
     out << "row,end_s,runs,lateness_p50_ms,lateness_p99_ms,lateness_max_ms,retries,parked,dead,rss_kb,load1\n";
@@ -49,8 +56,7 @@ void write_csv(const std::string& path, const std::vector<soak::interval_row>& r
     for (const auto& r : rows) {
         std::snprintf(buf, sizeof buf, "%zu,%.0f,%zu,%.3f,%.3f,%.3f,%zu,%zu,%zu,%s,%s\n", r.index,
                       static_cast<double>(r.index) * interval_s, r.runs, r.p50_ms, r.p99_ms, r.max_ms, r.retries,
-                      r.parked, r.dead, opt_text(r.rss_kb).c_str(),
-                      r.load1 ? std::to_string(*r.load1).c_str() : "-");
+                      r.parked, r.dead, opt_text(r.rss_kb).c_str(), load_text(r.load1).c_str());
         out << buf;
     }
 }
