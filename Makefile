@@ -7,7 +7,7 @@ MESON_FLAGS ?=
 # build's prefix (meson's default: /usr/local).
 PREFIX ?=
 
-.PHONY: all deps build test test-cluster test-long demo bench fuzz install clean
+.PHONY: all deps build test test-cluster test-long demo bench soak fuzz install clean
 
 all: build
 
@@ -49,6 +49,16 @@ demo: deps $(BUILD)/build.ninja
 # Benchmarks (not run in CI); figures go to bench/RESULTS.md.
 bench: build
 	@scripts/run-bench $(BUILD)
+
+# The soak (not in `test`, not in CI; scripts/soak): one echo_worker for an
+# hour at a steady 500 jobs/s of mixed delays and retries on a private
+# broker; its RSS and the lateness p99 per minute, judged flat or not, with
+# a CSV and a plot. Builds only the worker, the publisher and the report.
+# SOAK_ARGS='--minutes 3 --sample-s 10' for a short run.
+SOAK_ARGS ?=
+soak: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD) samples/echo_worker bench/soak_publish bench/soak_report
+	@scripts/soak --build $(BUILD) $(SOAK_ARGS)
 
 # A bounded libFuzzer run (about 60 s per target) with clang.
 fuzz: deps
