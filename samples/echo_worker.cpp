@@ -30,8 +30,11 @@
 // "requeued", "dropped", "failed" and "abandoned" (with "reason"). Every line
 // is valid JSON (UTF-8): each byte of an id or reason that is not
 // well-formed UTF-8 (a message_id may hold any bytes) is written \ufffd.
-// A message with integer header x-echo-fail = k fails on attempts ≤ k; one
-// with x-echo-sleep-ms = n sleeps n ms in the handler. SIGTERM or SIGINT
+// Lines are written and flushed as the events happen: a reader that stops
+// reading stdout blocks the worker's threads once the pipe is full (its
+// jobs then start late). A message with integer header x-echo-fail = k
+// fails on attempts ≤ k; one with x-echo-sleep-ms = n sleeps n ms in the
+// handler. SIGTERM or SIGINT
 // shuts down gracefully (running jobs finish, held jobs go back to the
 // queue) and exits 0. Exit 1: could not start; 2: bad arguments.
 #include "command_args.hpp"

@@ -46,6 +46,12 @@ public:
     void kill(int n) { must({"kill", dir_, std::to_string(n)}, "kill"); }
     /// Node n started again with its own files; returns once it runs.
     void restart(int n) { must({"restart", dir_, std::to_string(n)}, "restart"); }
+    /// rabbitmqctl `args` run against node n; what it printed (empty on a failure).
+    std::string ctl(int n, std::vector<std::string> args) {
+        args.insert(args.begin(), {"ctl", dir_, std::to_string(n)});
+        auto r = script(std::move(args), std::chrono::seconds(60));
+        return r.exit_code == 0 ? r.out : std::string();
+    }
     /// The node (1..3) leading quorum queue `queue`.
     int leader(const std::string& queue) {
         const auto r = must({"leader", dir_, queue}, "leader");
