@@ -37,6 +37,7 @@ constexpr std::size_t throughput_jobs = 20000;
 void prepublish(endpoint& admin, const std::string& queue, std::size_t n) {
     confirmed_publisher pub(admin);
     for (std::size_t i = 0; i < n; ++i) pub.publish(queue, job_message("T" + std::to_string(i), std::nullopt));
+    pub.wait_all();
 }
 
 /// jobs/s of the consumer, first run event to last succeeded event.
