@@ -7,7 +7,7 @@ MESON_FLAGS ?=
 # build's prefix (meson's default: /usr/local).
 PREFIX ?=
 
-.PHONY: all deps build test test-cluster test-long demo bench soak fuzz install clean
+.PHONY: all deps build test test-cluster test-long demo bench bench-scale-out soak fuzz install clean
 
 all: build
 
@@ -27,10 +27,10 @@ test: build
 	@scripts/run-tests $(BUILD)
 
 # On three real nodes (scripts/cluster), so not part of `test`: the script
-# itself (start, kill, restart, stop; about a minute), then the cluster
-# fault suite (meson suite `cluster`: a node leading the work queue killed
+# itself (start, kill, restart, stop; about a minute), then meson suite
+# `cluster`: the cluster fault suite (a node leading the work queue killed
 # mid-load with 10 000 jobs; a few minutes; TARRY_CLUSTER_JOBS=N for another
-# load).
+# load) and the scale-out benchmark's smoke round.
 test-cluster: build
 	@tests/cluster/cluster_script_test.sh
 	@meson test -C $(BUILD) --suite cluster --print-errorlogs
@@ -59,6 +59,16 @@ SOAK_ARGS ?=
 soak: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD) samples/echo_worker bench/soak_publish bench/soak_report
 	@scripts/soak --build $(BUILD) $(SOAK_ARGS)
+
+# Scale-out on a three-node cluster of its own (scripts/cluster, about 30 s
+# to boot): T and L with 1, 2 and 4 samples/echo_worker processes on a
+# quorum queue beside a raw consume+ack loop, 5 rounds (about 6 minutes);
+# figures go to bench/RESULTS.md. SCALE_OUT_FLAGS=--smoke for one short
+# round. Builds only what it runs.
+SCALE_OUT_FLAGS ?=
+bench-scale-out: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD) bench/scale_out_bench samples/echo_worker
+	@TARRY_SOURCE_ROOT=$(CURDIR) TARRY_BUILD_ROOT=$(abspath $(BUILD)) $(BUILD)/bench/scale_out_bench $(SCALE_OUT_FLAGS)
 
 # A bounded libFuzzer run (about 60 s per target) with clang.
 fuzz: deps

@@ -23,7 +23,9 @@
 #include <set>
 #include <sys/stat.h>
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     using namespace cbench;
     context cx;
     const char* env_url = std::getenv("TARRY_TEST_AMQP_URL");
@@ -92,4 +94,15 @@ int main(int argc, char** argv) {
     }
     std::printf("\nconsumer_bench: done in %.1f s\n", seconds_since(t0));
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const cbench::failure& f) {
+        std::fprintf(stderr, "consumer_bench: %s\n", f.what());
+        return 1;
+    }
 }

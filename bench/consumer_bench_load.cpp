@@ -8,11 +8,10 @@
 //   (due 5–10 min ahead), RSS before and after, minus the bodies; and the
 //   same for a bare delay_queue of items shaped like the consumer's held job.
 #include "consumer_bench_support.hpp"
+#include "raw_consume_loop.hpp"
 
 #include "tarry/amqp/wire/properties.hpp"
 #include "tarry/schedule/delay_queue.hpp"
-
-#include <boost/asio/use_future.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -28,8 +27,6 @@
 
 namespace cbench {
 
-using boost::asio::use_future;
-
 namespace {
 
 constexpr std::size_t throughput_jobs = 20000;
@@ -37,6 +34,7 @@ constexpr std::size_t throughput_jobs = 20000;
 void prepublish(endpoint& admin, const std::string& queue, std::size_t n) {
     confirmed_publisher pub(admin);
     for (std::size_t i = 0; i < n; ++i) pub.publish(queue, job_message("T" + std::to_string(i), std::nullopt));
+    pub.wait_all();
 }
 
 /// jobs/s of the consumer, first run event to last succeeded event.
@@ -83,31 +81,9 @@ double raw_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
     const auto opts = options_for(cx, fresh_queue_name("throughput-raw"));
     declare_work_queue(admin, opts.queue);
     prepublish(admin, opts.queue, n);
-    endpoint e(cx.config);
-    amqp::qos_options qos;
-    qos.prefetch_count = prefetch;
-    check(e.ch.async_qos(qos, use_future).get(), "qos");
-    std::size_t got = 0;
-    steady::time_point first, last;
-    std::promise<void> all;
-    amqp::consumer_handlers h;
-    auto ch = e.ch;
-    h.on_delivery = [&, ch](amqp::delivery d) {
-        if (got == 0) first = steady::now();
-        ch.async_ack(d.delivery_tag, {}, [](std::error_code) {});
-        if (++got == n) {
-            last = steady::now();
-            all.set_value();
-        }
-    };
-    amqp::consume_options o;
-    o.queue = opts.queue;
-    auto [ec, tag] = e.ch.async_consume(o, h, use_future).get();
-    check(ec, "consume");
-    if (all.get_future().wait_for(120s) != std::future_status::ready) die("raw consume did not finish in 120 s");
-    e.ch.async_cancel(tag, use_future).wait_for(10s);
+    const double rate = raw_consume_rate({cx.config}, opts.queue, n, prefetch);
     delete_queues(admin, opts);
-    return static_cast<double>(n) / std::chrono::duration<double>(last - first).count();
+    return rate;
 }
 
 /// jobs/s of pika's basic_consume with manual acks (bench/pika_consume.py).

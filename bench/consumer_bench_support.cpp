@@ -20,10 +20,7 @@ namespace cbench {
 
 using boost::asio::use_future;
 
-void die(const std::string& what) {
-    std::fprintf(stderr, "consumer_bench: %s\n", what.c_str());
-    std::exit(1);
-}
+void die(const std::string& what) { throw failure(what); }
 
 void check(std::error_code ec, const std::string& what) {
     if (ec) die(what + ": " + ec.message());
@@ -76,10 +73,11 @@ std::string fresh_queue_name(const std::string& what) {
            std::to_string(salt) + "-" + std::to_string(++n);
 }
 
-void declare_work_queue(endpoint& e, const std::string& name) {
+void declare_work_queue(endpoint& e, const std::string& name, tarry::queue_kind kind) {
     amqp::queue_options o;
     o.name = name;
     o.durable = true;
+    if (kind == tarry::queue_kind::quorum) o.arguments.set("x-queue-type", std::string("quorum"));
     auto f = e.ch.async_declare_queue(o, use_future);
     if (f.wait_for(30s) != std::future_status::ready) die("declare timed out");
     check(std::get<0>(f.get()), "declare " + name);
@@ -128,7 +126,10 @@ confirmed_publisher::confirmed_publisher(endpoint& e, std::size_t window)
 }
 
 confirmed_publisher::~confirmed_publisher() {
-    wait_all();
+    {
+        std::unique_lock lock(mu_);
+        cv_.wait_for(lock, 60s, [&] { return outstanding_ == 0; });
+    }
     ch_.async_close(use_future).wait_for(10s);
 }
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,11 @@ using namespace std::chrono_literals;
 /// Every job body in every scenario has this many bytes.
 inline constexpr std::size_t body_bytes = 100;
 
+/// What die() throws: a benchmark that fails unwinds, so what it started
+/// (a cluster, worker processes) is stopped by its destructors.
+struct failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 [[noreturn]] void die(const std::string& what);
 void check(std::error_code ec, const std::string& what);
 
@@ -62,8 +68,10 @@ struct endpoint {
 /// A fresh queue name (pid, a random salt and a counter: no clash with
 /// earlier runs or scenarios).
 std::string fresh_queue_name(const std::string& what);
-/// Declares `name` durable without arguments, as the consumer declares it.
-void declare_work_queue(endpoint& e, const std::string& name);
+/// Declares `name` durable, as the consumer declares its work queue of that
+/// kind (classic: no arguments; quorum: x-queue-type).
+void declare_work_queue(endpoint& e, const std::string& name,
+                        tarry::queue_kind kind = tarry::queue_kind::classic);
 /// Deletes the work queue, its dead-letter queue and its wait queues.
 void delete_queues(endpoint& e, const tarry::subscription_options& o);
 
@@ -81,7 +89,9 @@ sys::time_point to_micros(sys::time_point t);
 class confirmed_publisher {
 public:
     explicit confirmed_publisher(endpoint& e, std::size_t window = 2000);
-    ~confirmed_publisher();  // waits for the confirms still due
+    /// Waits (at most 60 s) for the confirms still due, without judging
+    /// them: call wait_all() first to learn of refusals.
+    ~confirmed_publisher();
     void publish(const std::string& queue, const amqp::message& m);
     /// Waits until every publish is confirmed; dies if one was refused or
     /// confirms stop coming for 60 s.

@@ -91,6 +91,7 @@ void scenario_lateness(const context& cx) {
         {
             confirmed_publisher pub(admin);
             for (auto i : order) pub.publish(opts.queue, job_message("L" + std::to_string(i), due[i]));
+            pub.wait_all();
         }
         publish_s = seconds_since(p0);
         all_ran = log.wait_runs(n, 40s);
@@ -188,6 +189,7 @@ hol_result head_of_line(const context& cx, std::size_t far_n) {
             const auto near_due = to_micros(sys::now()) + 2s;
             for (std::size_t i = 0; i < near_n; ++i)
                 pub.publish(opts.queue, job_message("N" + std::to_string(i), near_due));
+            pub.wait_all();
         }
         log.wait_runs(near_n, 90s);
         r.at_end = c.stats();
@@ -283,6 +285,7 @@ void scenario_retry(const context& cx) {
         {
             confirmed_publisher pub(admin);
             for (auto i : order) pub.publish(opts.queue, job_message("R" + std::to_string(i), due[i]));
+            pub.wait_all();
         }
         done = log.wait_succeeded(n, 60s);
         st = c.stats();
