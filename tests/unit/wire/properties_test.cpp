@@ -200,7 +200,8 @@ TEST_CASE("the fields before the properties and the property block read apart") 
 
     // The fields alone decide class and weight; the block alone fails on
     // what follows the last property.
-    byte_reader bad_class(hex("00 3d 00 00 00 00 00 00 00 00 00 00"));
+    const bytes wrong_class = hex("00 3d 00 00 00 00 00 00 00 00 00 00");
+    byte_reader bad_class(wrong_class);
     decode_content_header_fields(bad_class);
     CHECK(bad_class.error() == errc::bad_content_header);
     const bytes trailing = hex("08 00 07 00");
