@@ -7,7 +7,7 @@ MESON_FLAGS ?=
 # build's prefix (meson's default: /usr/local).
 PREFIX ?=
 
-.PHONY: all deps build test test-cluster test-long demo bench bench-scale-out soak fuzz install clean
+.PHONY: all deps build test test-cluster test-long sanitize demo bench bench-scale-out soak fuzz install clean
 
 all: build
 
@@ -39,6 +39,14 @@ test-cluster: build
 # with 1 000 parked, ...) on a private broker; `test` runs them at a tenth.
 test-long: build
 	@TARRY_FAULT_JOBS=10000 scripts/with-broker meson test -C $(BUILD) integration_worker_faults integration_consumer --print-errorlogs
+
+# The tests under the sanitizers, in build dirs of their own: ASan + UBSan
+# over the whole suite but the cluster's ($(BUILD)-asan), then ThreadSanitizer
+# over the scheduling core and the consumer ($(BUILD)-tsan; suites `tsan`
+# and `tsan-consumer`); ends with `N passed, N failed`. Too long for `test`
+# (see docs/reliability.md, "Sanitizers").
+sanitize: deps
+	@scripts/sanitize $(BUILD)
 
 # The sample worker against a private broker, with a timeline as it happens.
 # Builds only what the demo needs (the library and the demo program).
@@ -80,4 +88,4 @@ install: build
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-tsan $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz

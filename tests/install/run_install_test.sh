@@ -37,11 +37,23 @@ done
 [ -z "$(find "$prefix/include" -name 'include-roots' -o -name '*.cpp')" ] || fail "build files installed under include/"
 echo "installed into a temporary prefix: $(find "$work/stage" -type f | wc -l) files"
 
-# 2. Build the program out of tree, both ways.
-PKG_CONFIG_PATH="$libdir/pkgconfig" meson setup "$work/meson-app" "$here" >"$work/meson.log" 2>&1 \
+# 2. Build the program out of tree, both ways. A build with sanitizers
+#    (scripts/sanitize) installs an instrumented libtarry: a program that
+#    links it is built with the same sanitizers (ASan's runtime must be the
+#    first library loaded), as its users would.
+sanitize=$(meson introspect "$build" --buildoptions | python3 -c \
+  'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "b_sanitize"))') \
+  || fail "cannot read the build's b_sanitize"
+meson_sanitize=() cmake_sanitize=()
+if [ "$sanitize" != none ]; then
+  meson_sanitize=("-Db_sanitize=$sanitize" -Db_lundef=false)
+  cmake_sanitize=("-DCMAKE_CXX_FLAGS=-fsanitize=$sanitize")
+  echo "the out-of-tree programs are built with -fsanitize=$sanitize, like the library"
+fi
+PKG_CONFIG_PATH="$libdir/pkgconfig" meson setup "$work/meson-app" "$here" "${meson_sanitize[@]}" >"$work/meson.log" 2>&1 \
   && ninja -C "$work/meson-app" >>"$work/meson.log" 2>&1 \
   || { cat "$work/meson.log"; fail "the meson build through pkg-config"; }
-cmake -S "$here" -B "$work/cmake-app" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S "$here" -B "$work/cmake-app" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_sanitize[@]}" \
   >"$work/cmake.log" 2>&1 \
   && cmake --build "$work/cmake-app" >>"$work/cmake.log" 2>&1 \
   || { cat "$work/cmake.log"; fail "the CMake build through find_package"; }
@@ -49,8 +61,12 @@ cmake -S "$here" -B "$work/cmake-app" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUIL
 # 3. Run each: it must find the staged libtarry by itself.
 run_app() {
   local name=$1 app=$2 queue="tarry-install-$$-$1" out="$work/$1.out"
-  ldd "$app" | grep -q "libtarry.so.* => $work/stage" \
-    || { ldd "$app"; fail "$name: consumer_app does not load the installed libtarry"; }
+  # ldd's whole output first: with pipefail, `ldd | grep -q` fails when grep
+  # stops reading at its match before ldd has written everything.
+  local deps
+  deps=$(ldd "$app")
+  grep -q "libtarry.so.* => $work/stage" <<<"$deps" \
+    || { echo "$deps"; fail "$name: consumer_app does not load the installed libtarry"; }
   env -u LD_LIBRARY_PATH "$app" "$TARRY_TEST_AMQP_URL" "$queue" 30 >"$out" 2>&1 &
   local pid=$!
   for _ in $(seq 300); do

@@ -43,6 +43,10 @@ TEST_CASE("echo_worker: a job failing while the broker closes the connection pub
     queue_guard guard(url, q);
     worker_process w(url_named(url, name), q, {"--retry-base-ms", "100"});
     REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    // Looked up before the job runs: only the close (rabbitmqctl, a second
+    // or more on a loaded machine) must fit in the handler's sleep.
+    const auto pids = consuming_connection(*dir, name);
+    REQUIRE(pids.size() == 1);
     {
         connected_client c(url);
         auto ch = confirm_channel(c);
@@ -50,10 +54,11 @@ TEST_CASE("echo_worker: a job failing while the broker closes the connection pub
         publish_raw(ch, q, "slow-fail", {{"x-echo-sleep-ms", std::int32_t{3000}}, {"x-echo-fail", std::int32_t{1}}});
     }
     REQUIRE_MESSAGE(w.read_until([&] { return w.count("run") >= 1; }, 15s), w.transcript());
-    const auto pids = consuming_connection(*dir, name);
-    REQUIRE(pids.size() == 1);
+    const auto handler_ends = steady::now() + 3s;
     auto closed = tarry_test::private_broker::broker_ctl(*dir, {"close_connection", pids[0], "test closes it"});
     REQUIRE_MESSAGE(closed.exit_code == 0, closed.err);
+    REQUIRE_MESSAGE(steady::now() < handler_ends - 200ms,
+                    "rabbitmqctl took longer than the handler's sleep: the close came too late to judge");
     // The first run's failure comes after the loss: dropped, no retry copy.
     // The redelivery runs attempt 1 again, fails, is retried; attempt 2 succeeds.
     REQUIRE_MESSAGE(w.wait_count("succeeded", 1, 30s), w.transcript());
@@ -219,7 +224,9 @@ TEST_CASE("echo_worker: connections cut every 2-5 s while jobs fail once and ret
     std::mt19937 random(7);
     auto next_cut = steady::now() + std::chrono::milliseconds(2000 + random() % 3000);
     const auto deadline = steady::now() + spread + 90s;
-    while (w.count("succeeded") < n && steady::now() < deadline) {
+    // Until every job has succeeded: a second run after a cut succeeds too,
+    // so counting events would stop before the last jobs ran.
+    while (w.jobs_with("succeeded") < n && steady::now() < deadline) {
         w.read_until([] { return false; }, 50ms);
         if (steady::now() >= next_cut && sys::now() < t0 + spread) {
             cuts.push_back(micros(sys::now()));

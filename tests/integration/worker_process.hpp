@@ -8,6 +8,7 @@
 #include "process.hpp"
 
 #include <functional>
+#include <set>
 
 namespace consumer_it {
 
@@ -80,6 +81,14 @@ public:
     std::size_t count(const std::string& what) const {
         return static_cast<std::size_t>(std::count_if(events_.begin(), events_.end(),
                                                       [&](const worker_event& e) { return e.what() == what; }));
+    }
+    /// How many jobs (distinct ids) had an event of kind `what`: a job run
+    /// twice counts once.
+    std::size_t jobs_with(const std::string& what) const {
+        std::set<std::string> ids;
+        for (const auto& e : events_)
+            if (e.what() == what) ids.insert(e.id());
+        return ids.size();
     }
     std::vector<worker_event> of(const std::string& what) const {
         std::vector<worker_event> out;
