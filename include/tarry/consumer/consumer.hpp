@@ -46,6 +46,7 @@
 
 #include "tarry/amqp/connection_config.hpp"
 #include "tarry/consumer/connection_event.hpp"
+#include "tarry/consumer/consumer_metrics.hpp"
 #include "tarry/consumer/job.hpp"
 #include "tarry/consumer/job_event.hpp"
 #include "tarry/consumer/subscription_options.hpp"
@@ -58,7 +59,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace tarry {
 
@@ -138,6 +141,28 @@ public:
 
     /// Counters and gauges; any thread, at any time (during stop() too).
     consumer_stats stats() const;
+    /// The counters with the histograms, counts by reason and gauges
+    /// (tarry/consumer/consumer_metrics.hpp); any thread, at any time.
+    consumer_metrics metrics() const;
+    /// Whether both connections are open and consuming, and why not; any
+    /// thread, at any time.
+    consumer_health health() const;
+    /// Up to `limit` held jobs in due order, starting after `after` (a
+    /// held_jobs_page::next; empty: from the earliest). Any thread; holds
+    /// the delay queue's lock for O(limit + log held), never copies every
+    /// held job. An `after` that is no cursor of this consumer's sets ec to
+    /// std::errc::invalid_argument and returns an empty page.
+    held_jobs_page held_jobs(std::size_t limit, std::string_view after, std::error_code& ec) const;
+    /// The wait queues jobs are parked in, shortest TTL first.
+    std::vector<std::string> wait_queues() const;
+    /// Completes (signature void()) once the consumer's I/O executor has run
+    /// it: a probe that its I/O thread answers. Before start() and after
+    /// stop() too.
+    template <class Token>
+    auto async_ping(Token&& token) {
+        return boost::asio::async_initiate<Token, void()>(
+            [this](auto handler) { ping_erased(std::move(handler)); }, token);
+    }
     const subscription_options& options() const noexcept;
 
     class impl;
@@ -145,6 +170,7 @@ public:
 private:
     void run_erased(boost::asio::any_completion_handler<void(std::error_code)> handler);
     void stop_erased(boost::asio::any_completion_handler<void()> handler);
+    void ping_erased(boost::asio::any_completion_handler<void()> handler);
 
     std::shared_ptr<impl> impl_;
 };
