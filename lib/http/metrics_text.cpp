@@ -31,15 +31,31 @@ std::string escaped(std::string_view s, bool quotes) {
     return out;
 }
 
+// The shortest digits that read back exactly, in fixed notation (0.0001,
+// 60, 1767225690.25) unless the exponent is below -4 or above 20 (1e-05,
+// 1e+22), as Go's and JavaScript's shortest forms do.
 std::string number(double v) {
     if (std::isnan(v)) return "NaN";
     if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-    char text[32];
-    const auto [end, ec] = std::to_chars(text, text + sizeof text, v);
-    return ec == std::errc{} ? std::string(text, end) : "NaN";
+    char text[400];  // fixed notation of up to 1e+20 or down to 1e-4: far less
+    auto r = std::to_chars(text, text + sizeof text, v, std::chars_format::scientific);
+    const std::string_view scientific(text, static_cast<std::size_t>(r.ptr - text));
+    const int exponent = std::stoi(std::string(scientific.substr(scientific.find('e') + 1)));
+    if (exponent < -4 || exponent > 20) return std::string(scientific);
+    r = std::to_chars(text, text + sizeof text, v, std::chars_format::fixed);
+    return std::string(text, r.ptr);
 }
 
 std::string number(std::uint64_t v) { return std::to_string(v); }
+
+// Whole seconds and the fraction apart: the nanoseconds since the epoch
+// are more digits than a double holds (1767225690.25 would come out as
+// 1767225690.2499998).
+double epoch_seconds(wall_time t) {
+    const auto since = t.time_since_epoch();
+    const auto whole = std::chrono::floor<std::chrono::seconds>(since);
+    return static_cast<double>(whole.count()) + std::chrono::duration<double>(since - whole).count();
+}
 
 class exposition {
 public:
@@ -171,7 +187,7 @@ std::string metrics_text(const consumer_metrics& m, std::string_view queue) {
     if (m.next_due)
         x.single("tarry_next_due_timestamp_seconds", "gauge",
                  "The earliest due time among the held jobs, in seconds since the Unix epoch.",
-                 number(std::chrono::duration<double>(m.next_due->time_since_epoch()).count()));
+                 number(epoch_seconds(*m.next_due)));
     if (m.oldest_unacked_age)
         x.single("tarry_oldest_unacked_age_seconds", "gauge",
                  "How long the oldest delivery not yet settled has been unacknowledged.",
