@@ -195,6 +195,7 @@ std::variant<gateway_message, http_error> read_message(const json::value& v, std
 }
 
 std::variant<json::value, http_error> parse_document(std::string_view body, json::monotonic_resource& memory) {
+    if (body.empty()) return http_error{400, "the body is empty: expected {\"messages\":[...]}"};
     json::parse_options options;
     options.max_depth = max_depth;
     json::parser parser(json::storage_ptr(), options);

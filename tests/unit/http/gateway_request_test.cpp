@@ -224,7 +224,7 @@ TEST_CASE("parse_gateway_request: at most max_messages") {
 
 TEST_CASE("parse_gateway_request: malformed JSON is a 400 saying where") {
     const std::vector<std::string_view> malformed = {
-        "", " ", "{", R"({"messages":[{"body":"x"}]} x)", R"({"messages":[{"body":"x"},]})",
+        " ", "{", R"({"messages":[{"body":"x"}]} x)", R"({"messages":[{"body":"x"},]})",
         R"({"messages":[{"body":'x'}]})", R"({"messages":[{"body":"x"}]}/* c */)", "{\"messages\":[{\"body\":\"\xff\"}]}",
         R"({"messages":[{"body":"\ud800"}]})", R"({"messages":[{"body":"\q"}]})", "\xEF\xBB\xBF{}", "NaN",
         R"({"messages":[{"body":NaN}]})", R"({"messages":[{"body":"x","delay":Infinity}]})", R"({"messages":[{"body":01}]})",
@@ -236,6 +236,7 @@ TEST_CASE("parse_gateway_request: malformed JSON is a 400 saying where") {
         CHECK(message.find(" at byte ") != std::string::npos);
     }
     CHECK(refusal(R"({"messages":[{"body":"x"}]} x)").ends_with(" at byte 28"));
+    CHECK(refusal("") == R"(the body is empty: expected {"messages":[...]})");
 }
 
 TEST_CASE("parse_gateway_request: deep nesting is refused, not recursed into") {
