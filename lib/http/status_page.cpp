@@ -138,14 +138,17 @@ std::string lateness_bars(const duration_histogram& h) {
                       "\" role=\"img\" aria-label=\"start lateness histogram\">";
     for (std::size_t i = 0; i < n; ++i) {
         const std::string bound = i < h.bounds.size() ? "≤ " + short_seconds(h.bounds[i]) : "more";
+        // Every other bound when they would crowd (each bar's title has its own).
+        const std::string label = n > 12 && i % 2 == 1 && i + 1 < n ? ""
+                                  : i < h.bounds.size()            ? short_seconds(h.bounds[i])
+                                                                   : "+Inf";
         const double height = (chart_height - 2 * chart_pad) * static_cast<double>(counts[i]) / max;
         const double x = chart_pad + width * static_cast<double>(i);
         svg += "<g data-bucket=\"" + std::to_string(i) + "\" data-count=\"" + std::to_string(counts[i]) +
                "\"><title>" + bound + ": " + std::to_string(counts[i]) + " runs</title><rect x=\"" +
                fixed(x + 1) + "\" y=\"" + fixed(chart_height - chart_pad - height) + "\" width=\"" +
                fixed(width - 2) + "\" height=\"" + fixed(height) + "\"/><text x=\"" + fixed(x + width / 2) +
-               "\" y=\"" + std::to_string(chart_height - 8) + "\" text-anchor=\"middle\">" +
-               (i < h.bounds.size() ? short_seconds(h.bounds[i]) : "+Inf") + "</text></g>";
+               "\" y=\"" + std::to_string(chart_height - 8) + "\" text-anchor=\"middle\">" + label + "</text></g>";
     }
     return svg + "</svg>";
 }
@@ -168,9 +171,9 @@ constexpr std::string_view style = R"(<style>
 header{display:flex;align-items:baseline;gap:12px;flex-wrap:wrap}h1{margin:0;font-size:22px}h2{font-size:15px;margin:0 0 8px}
 .muted,.none{color:var(--muted)}.state{padding:2px 10px;border-radius:99px;font-size:12px;color:#fff}
 .up{background:#2e9d57}.down{background:#c8413b}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(130px,1fr));gap:12px;margin:20px 0}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(104px,1fr));gap:12px;margin:20px 0}
 .card,section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px}
-.card b{display:block;font-size:24px;font-variant-numeric:tabular-nums}.card span{color:var(--muted)}
+.card b{display:block;font-size:24px;font-variant-numeric:tabular-nums}.card span{color:var(--muted);white-space:nowrap}
 section{margin-bottom:16px}svg{width:100%;height:auto}svg text{font-size:10px;fill:var(--muted)}
 .axis{stroke:var(--line)}polyline{fill:none;stroke-width:2}.held{stroke:var(--held)}.parked{stroke:var(--parked)}
 rect{fill:var(--held)}.key{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 12px}
