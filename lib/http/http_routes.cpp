@@ -8,7 +8,7 @@
 // own queue (a decoded '/' stays part of the name).
 #include "http_routes.hpp"
 
-#include "percent_decoding.hpp"
+#include "tarry/amqp/url.hpp"  // percent_decode
 
 #include <array>
 
@@ -84,7 +84,7 @@ route route_of(std::string_view method, std::string_view target, std::string_vie
         return r;
     }
     if (const auto segment = publish_queue_segment(path)) {
-        const auto decoded = percent_decode(*segment);
+        const auto decoded = amqp::percent_decode(*segment);
         if (decoded && *decoded == queue) {
             if (method == "POST") {
                 r.kind = route_kind::publish;

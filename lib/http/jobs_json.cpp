@@ -5,8 +5,9 @@
 // would write as a double ("1.7672256001234560E9").
 #include "jobs_json.hpp"
 
-#include "percent_decoding.hpp"
 #include "utf8_text.hpp"
+
+#include "tarry/amqp/url.hpp"  // percent_decode
 
 #include <boost/json/serialize.hpp>
 
@@ -66,9 +67,9 @@ std::variant<jobs_query, http_error> parse_jobs_query(std::string_view query) {
         const std::string_view raw_name = pair.substr(0, eq);
         const std::string_view raw_value =
             eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
-        const auto name = percent_decode(raw_name);
+        const auto name = amqp::percent_decode(raw_name);
         if (!name) return bad_query("query: bad percent-escape in '" + excerpt(raw_name) + "'");
-        const auto value = percent_decode(raw_value);
+        const auto value = amqp::percent_decode(raw_value);
         if (*name == "limit") {
             if (seen_limit) return bad_query("limit: given more than once");
             seen_limit = true;

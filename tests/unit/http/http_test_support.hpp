@@ -11,6 +11,8 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
+#include <string_view>
 #include <variant>
 
 namespace http_test {
@@ -68,6 +70,13 @@ inline tarry::consumer_metrics busy_consumer() {
         {"", "invalid-schedule: perform_job_at is not a number", at(-65s)},
     };
     return m;
+}
+
+/// How many times `what` stands in `text` (overlapping ones too).
+inline std::size_t count_of(std::string_view text, std::string_view what) {
+    std::size_t n = 0;
+    for (std::size_t p = text.find(what); p != std::string_view::npos; p = text.find(what, p + 1)) ++n;
+    return n;
 }
 
 /// The value of a result that must hold one (a failed check otherwise).

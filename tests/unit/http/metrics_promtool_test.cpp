@@ -29,6 +29,16 @@ std::optional<fs::path> on_path(std::string_view program) {
     return std::nullopt;
 }
 
+// promtool, or a skip counted and said (the case then returns).
+std::optional<fs::path> promtool_or_skip() {
+    auto promtool = on_path("promtool");
+    if (!promtool) {
+        MESSAGE("SKIPPED: promtool is not on the PATH (Debian: apt-get install prometheus)");
+        ++tarry_test::runtime_skips();
+    }
+    return promtool;
+}
+
 // promtool's output (stdout and stderr) for `text`; its exit code in `code`.
 std::string promtool_check(const fs::path& promtool, const std::string& text, int& code) {
     const fs::path file = fs::temp_directory_path() / ("tarry-metrics-" + std::to_string(::getpid()) + ".txt");
@@ -44,12 +54,8 @@ std::string promtool_check(const fs::path& promtool, const std::string& text, in
 }  // namespace
 
 TEST_CASE("promtool check metrics finds nothing in /metrics") {
-    const auto promtool = on_path("promtool");
-    if (!promtool) {
-        MESSAGE("SKIPPED: promtool is not on the PATH (Debian: apt-get install prometheus)");
-        ++tarry_test::runtime_skips();
-        return;
-    }
+    const auto promtool = promtool_or_skip();
+    if (!promtool) return;
     for (const bool idle : {false, true}) {
         CAPTURE(idle);
         const std::string text = idle ? tarry::http_detail::metrics_text(tarry::consumer_metrics{}, "jobs")
@@ -62,12 +68,8 @@ TEST_CASE("promtool check metrics finds nothing in /metrics") {
 }
 
 TEST_CASE("promtool check metrics reports a broken exposition (the check can fail)") {
-    const auto promtool = on_path("promtool");
-    if (!promtool) {
-        MESSAGE("SKIPPED: promtool is not on the PATH");
-        ++tarry_test::runtime_skips();
-        return;
-    }
+    const auto promtool = promtool_or_skip();
+    if (!promtool) return;
     int code = -1;
     const std::string output =
         promtool_check(*promtool, "# TYPE jobs_done counter\njobs_done{queue=\"q\"} 1\n", code);

@@ -14,6 +14,7 @@
 
 using namespace tarry::http_detail;
 using http_test::busy_consumer;
+using http_test::count_of;
 
 namespace {
 
@@ -30,12 +31,6 @@ std::optional<std::string> value_of(const std::string& text, std::string_view se
         if (line.size() > series.size() && line.starts_with(series) && line[series.size()] == ' ')
             return line.substr(series.size() + 1);
     return std::nullopt;
-}
-
-std::size_t count_of(const std::string& text, std::string_view what) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
 }
 
 }  // namespace

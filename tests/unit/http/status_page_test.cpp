@@ -14,6 +14,7 @@ using namespace tarry::http_detail;
 using namespace std::chrono_literals;
 using http_test::at;
 using http_test::busy_consumer;
+using http_test::count_of;
 
 namespace {
 
@@ -24,12 +25,6 @@ std::optional<std::string> data(const std::string& page, std::string_view name) 
     if (start == std::string::npos) return std::nullopt;
     const std::size_t from = start + key.size();
     return page.substr(from, page.find('"', from) - from);
-}
-
-std::size_t count_of(const std::string& text, std::string_view what) {
-    std::size_t n = 0;
-    for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-    return n;
 }
 
 status_history history_of(std::initializer_list<std::pair<std::size_t, std::optional<std::uint64_t>>> samples) {

@@ -1,6 +1,5 @@
 // The text helpers of the HTTP layer: valid_utf8 (what it keeps, what it
-// replaces), excerpt (cut at a character boundary) and percent_decode.
-#include "percent_decoding.hpp"
+// replaces) and excerpt (cut at a character boundary).
 #include "utf8_text.hpp"
 
 #include <doctest/doctest.h>
@@ -42,18 +41,4 @@ TEST_CASE("excerpt: short text whole, long text cut at a character boundary") {
     CHECK(excerpt("\xC3\xA9\xC3\xA9", 4) == "\xC3\xA9\xC3\xA9");
     CHECK(excerpt("a\xFF", 64) == "a" + fffd);
     CHECK(excerpt(std::string(100, 'x')).size() == 64 + 3);
-}
-
-TEST_CASE("percent_decode: escapes in either case, '+' kept, bad escapes refused") {
-    CHECK(percent_decode("") == "");
-    CHECK(percent_decode("a%20b%2Fc%2fd") == "a b/c/d");
-    CHECK(percent_decode("a+b") == "a+b");
-    CHECK(percent_decode("%00") == std::string(1, '\0'));
-    CHECK(percent_decode("%FF%ff") == "\xFF\xFF");
-    CHECK(percent_decode("100%25") == "100%");
-    CHECK(percent_decode("%252F") == "%2F");  // decoded once only
-    for (const std::string_view bad : {"%", "%2", "a%", "%zz", "%2g", "%g2", "% 20", "%-1"}) {
-        CAPTURE(bad);
-        CHECK_FALSE(percent_decode(bad));
-    }
 }
