@@ -80,11 +80,13 @@ std::string card(std::string_view label, std::string_view attribute, std::option
            (v ? value : "?") + "</b><span>" + std::string(label) + "</span></div>\n";
 }
 
-// One polyline per run of samples where `value` is known.
+// One polyline per run of samples where `value` is known; time runs from
+// the first sample (left) to `end` (right).
 template <class Value>
-std::string lines(const std::deque<status_sample>& samples, Value value, double max, const char* css) {
+std::string lines(const std::deque<status_sample>& samples, wall_time end, Value value, double max,
+                  const char* css) {
     const auto first = samples.front().at;
-    const double span = std::max(std::chrono::duration<double>(samples.back().at - first).count(), 1e-9);
+    const double span = std::chrono::duration<double>(end - first).count();
     std::string out, points;
     const auto flush = [&] {
         if (!points.empty()) out += "<polyline class=\"" + std::string(css) + "\" points=\"" + points + "\"/>";
@@ -96,9 +98,9 @@ std::string lines(const std::deque<status_sample>& samples, Value value, double 
             flush();
             continue;
         }
-        const double x = samples.size() == 1 ? chart_width - chart_pad
-                                             : chart_pad + (chart_width - 2 * chart_pad) *
-                                                               std::chrono::duration<double>(s.at - first).count() / span;
+        const double x = span <= 0 ? chart_width - chart_pad
+                                   : chart_pad + (chart_width - 2 * chart_pad) *
+                                                     std::chrono::duration<double>(s.at - first).count() / span;
         const double y = chart_height - chart_pad - (chart_height - 2 * chart_pad) * static_cast<double>(*v) / max;
         points += (points.empty() ? "" : " ") + fixed(x) + "," + fixed(y);
     }
@@ -106,7 +108,7 @@ std::string lines(const std::deque<status_sample>& samples, Value value, double 
     return out;
 }
 
-std::string history_chart(const status_history& history) {
+std::string history_chart(const status_history& history, wall_time now) {
     const auto& samples = history.samples();
     std::string svg = "<svg viewBox=\"0 0 " + std::to_string(chart_width) + " " + std::to_string(chart_height) +
                       "\" role=\"img\" aria-label=\"held and parked jobs over time\">";
@@ -119,12 +121,14 @@ std::string history_chart(const status_history& history) {
            "\" x2=\"" + std::to_string(chart_width - chart_pad) + "\" y2=\"" + std::to_string(base) + "\"/>";
     svg += "<text x=\"2\" y=\"" + std::to_string(chart_pad - 8) + "\">" +
            std::to_string(static_cast<std::uint64_t>(max)) + "</text><text x=\"2\" y=\"" + std::to_string(base) + "\">0</text>";
-    const auto minutes = std::chrono::duration<double>(samples.back().at - samples.front().at).count() / 60;
+    const wall_time end = std::max(now, samples.back().at);  // a sample from after now: the clock stepped back
+    const auto minutes = std::chrono::duration<double>(end - samples.front().at).count() / 60;
     svg += "<text x=\"" + std::to_string(chart_pad) + "\" y=\"" + std::to_string(chart_height - 6) + "\">" +
            fixed(minutes) + " min ago</text><text x=\"" + std::to_string(chart_width - chart_pad) + "\" y=\"" +
            std::to_string(chart_height - 6) + "\" text-anchor=\"end\">now</text>";
-    svg += lines(samples, [](const status_sample& s) { return std::optional<std::uint64_t>(s.held); }, max, "held");
-    svg += lines(samples, [](const status_sample& s) { return s.parked; }, max, "parked");
+    svg += lines(samples, end, [](const status_sample& s) { return std::optional<std::uint64_t>(s.held); }, max,
+                 "held");
+    svg += lines(samples, end, [](const status_sample& s) { return s.parked; }, max, "parked");
     return svg + "</svg>";
 }
 
@@ -204,7 +208,7 @@ std::string status_page_html(std::string_view queue, const consumer_metrics& m, 
     page += card("dead-lettered", "dead-lettered", c.dead_lettered);
     page += "</div>\n<section><h2>Held and parked<span class=\"key\" style=\"background:var(--held)\"></span>held"
             "<span class=\"key\" style=\"background:var(--parked)\"></span>parked</h2>" +
-            history_chart(history) + "</section>\n";
+            history_chart(history, now) + "</section>\n";
     page += "<section data-lateness-count=\"" + std::to_string(lateness_count) + "\"><h2>Start lateness <span "
             "class=\"muted\">" + std::to_string(lateness_count) + " runs</span></h2>" +
             lateness_bars(m.start_lateness) + "</section>\n";

@@ -119,9 +119,18 @@ TEST_CASE("status_page_html: the charts: held and parked lines, a bar per latene
     CHECK(page.find("<title>more: 0 runs</title>") != std::string::npos);
 }
 
-TEST_CASE("status_page_html: one sample is drawn as a point at the right edge") {
-    const std::string page = status_page_html("jobs", busy_consumer(), {}, history_of({{3, 3}}), at());
-    CHECK(count_of(page, "<polyline class=\"held\" points=\"616.0,") == 1);
+TEST_CASE("status_page_html: time runs from the first sample to now") {
+    status_history h(10);
+    h.add({at(-10min), 3, 3});
+    h.add({at(-5min), 4, 4});
+    std::string page = status_page_html("jobs", busy_consumer(), {}, h, at());
+    CHECK(count_of(page, "<polyline class=\"held\" points=\"24.0,") == 1);  // the left edge
+    CHECK(count_of(page, " 320.0,") == 2);                                      // halfway, both lines
+    CHECK(page.find(">10.0 min ago<") != std::string::npos);
+    status_history one(10);
+    one.add({at(), 3, 3});
+    page = status_page_html("jobs", busy_consumer(), {}, one, at());
+    CHECK(count_of(page, "<polyline class=\"held\" points=\"616.0,") == 1);  // the right edge
 }
 
 TEST_CASE("status_history: the latest samples, oldest first, at most capacity") {
