@@ -154,10 +154,7 @@ TEST_CASE("oldest unsettled: the oldest delivery not yet acked or nacked, whatev
 }
 
 TEST_CASE("fault: a channel loss: its deliveries no longer count as unacknowledged, the other lane's do") {
-    subscription_options o = small_options();
-    o.max_held = 4;
-    o.channels = 2;
-    harness h(o);
+    harness h(lanes_options(4, 2));
     const auto g0 = h.subscribe();
     const auto t0 = h.clock.now();
     h.deliver(0, g0, 1, 1s);
