@@ -41,7 +41,8 @@
 // handler and the hooks are called concurrently from several threads. The
 // blocking start(), stop() and the destructor wait on the executor: call
 // them from any thread but the executor's own and the workers' (on the
-// executor, use async_run() and async_stop()); stats() from any thread.
+// executor, use async_run() and async_stop()); stats(), metrics(), health(),
+// held_jobs(), wait_queues() and async_ping() from any thread.
 #pragma once
 
 #include "tarry/amqp/connection_config.hpp"
@@ -151,13 +152,20 @@ public:
     /// held_jobs_page::next; empty: from the earliest). Any thread; holds
     /// the delay queue's lock for O(limit + log held), never copies every
     /// held job. An `after` that is no cursor of this consumer's sets ec to
-    /// std::errc::invalid_argument and returns an empty page.
+    /// std::errc::invalid_argument and returns an empty page. Jobs due at
+    /// arrival and waiting for a worker come first, then the held jobs by
+    /// due time. `limit` is at most held_jobs_max_limit; 0 returns no job,
+    /// with `next` = `after` (docs/consumer.md, "Metrics, health and the
+    /// held jobs").
     held_jobs_page held_jobs(std::size_t limit, std::string_view after, std::error_code& ec) const;
     /// The wait queues jobs are parked in, shortest TTL first.
     std::vector<std::string> wait_queues() const;
     /// Completes (signature void()) once the consumer's I/O executor has run
     /// it: a probe that its I/O thread answers. Before start() and after
-    /// stop() too.
+    /// stop() too: with the consumer's own I/O thread, which then does not
+    /// run, it completes at once (never inside this call), and one queued
+    /// when stop() ends that thread completes then; it never hangs. Any
+    /// thread; the completion runs on the handler's associated executor.
     template <class Token>
     auto async_ping(Token&& token) {
         return boost::asio::async_initiate<Token, void()>(

@@ -25,7 +25,7 @@ namespace tarry {
 struct duration_histogram {
     std::span<const double> bounds;     ///< upper bounds in seconds, ascending (static storage)
     std::vector<std::uint64_t> counts;  ///< bounds.size() + 1 entries, not cumulative
-    double sum_seconds = 0;             ///< sum of every observation
+    double sum_seconds = 0;             ///< sum of every observation (each counts at most 24 h)
     std::uint64_t count = 0;            ///< number of observations (the sum of counts)
 };
 
@@ -35,13 +35,16 @@ std::span<const double> start_lateness_bounds() noexcept;
 std::span<const double> handler_duration_bounds() noexcept;
 
 /// The reasons a job is dead-lettered, as labels: the part of x-tarry-reason
-/// before the first ':' (docs/design.md). A bounded set, in this order.
-inline constexpr std::array<std::string_view, 7> dead_letter_reasons = {
+/// before the first ':' (docs/design.md). A bounded set, in this order; the
+/// last, "other", counts a reason that is none of the others (none is
+/// expected: it keeps the counts by reason adding up to the total).
+inline constexpr std::array<std::string_view, 8> dead_letter_reasons = {
     "invalid-schedule", "unreadable", "delay-exceeds-max", "expired-before-due",
-    "attempts-exhausted", "rejected", "backoff-failed"};
-/// The reasons a job is requeued (job_event::reason of `requeued`), in this order.
-inline constexpr std::array<std::string_view, 4> requeue_reasons = {"handler", "shutdown", "backlog",
-                                                                     "copy-failed"};
+    "attempts-exhausted", "rejected", "backoff-failed", "other"};
+/// The reasons a job is requeued (job_event::reason of `requeued`), in this
+/// order; "other" as above.
+inline constexpr std::array<std::string_view, 5> requeue_reasons = {"handler", "shutdown", "backlog",
+                                                                     "copy-failed", "other"};
 
 /// One dead letter, as the status page lists the latest ones.
 struct dead_letter_info {
@@ -104,5 +107,8 @@ struct held_jobs_page {
     std::optional<std::string> next;
     std::size_t held = 0;    ///< jobs held in all (consumer_stats::held)
 };
+
+/// The most jobs consumer::held_jobs() returns in one page.
+inline constexpr std::size_t held_jobs_max_limit = 1000;
 
 }  // namespace tarry
