@@ -71,6 +71,8 @@ void http_endpoint::impl::start() {
     if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
     if (!ec) bound_ = acceptor_.local_endpoint(ec);
     if (ec) {
+        stopped_ = true;  // nothing runs: stop() has nothing to wait for
+        box_->close();
         acceptor_.close();
         std::ostringstream where;
         where << wanted_;

@@ -49,6 +49,9 @@ void http_session::read_header() {
                              boost::asio::bind_executor(endpoint_->strand(),
                                                         [self = shared_from_this()](beast::error_code ec, std::size_t) {
         if (self->endpoint_->stopped()) return;
+        // A Content-Length over the body limit is refused with the header.
+        if (ec == bhttp::error::body_limit)
+            return self->respond_error(self->body_too_large(), true);
         if (ec == bhttp::error::header_limit)
             return self->respond_error({413, "the request's header is larger than " +
                                                  std::to_string(self->endpoint_->options().max_header_bytes) +
@@ -59,11 +62,6 @@ void http_session::read_header() {
             return self->close();
         if (ec) return self->respond_error({400, "malformed request: " + ec.message()}, true);
         const auto& req = self->parser_->get();
-        if (const auto n = self->parser_->content_length(); n && *n > self->endpoint_->options().max_body_bytes)
-            return self->respond_error({413, "the request's body is larger than " +
-                                                 std::to_string(self->endpoint_->options().max_body_bytes) +
-                                                 " bytes"},
-                                       true);
         if (beast::iequals(req[bhttp::field::expect], "100-continue")) {
             auto cont = std::make_shared<bhttp::response<bhttp::empty_body>>(bhttp::status::continue_, req.version());
             return bhttp::async_write(self->stream_, *cont,
@@ -83,10 +81,7 @@ void http_session::read_body() {
                                                  [self = shared_from_this()](beast::error_code ec, std::size_t) {
         if (self->endpoint_->stopped()) return;
         if (ec == bhttp::error::body_limit)
-            return self->respond_error({413, "the request's body is larger than " +
-                                                 std::to_string(self->endpoint_->options().max_body_bytes) +
-                                                 " bytes"},
-                                       true);
+            return self->respond_error(self->body_too_large(), true);
         if (ec == beast::error::timeout || ec == bhttp::error::end_of_stream || ec == boost::asio::error::eof ||
             ec == boost::asio::error::connection_reset || ec == boost::asio::error::operation_aborted)
             return self->close();
@@ -192,6 +187,10 @@ void http_session::answer_status_page() {
                       status_page_html(served.options().queue, served.metrics(), parked, self->endpoint_->history(),
                                        std::chrono::system_clock::now()));
     });
+}
+
+http_error http_session::body_too_large() const {
+    return {413, "the request's body is larger than " + std::to_string(endpoint_->options().max_body_bytes) + " bytes"};
 }
 
 void http_session::respond_error(const http_error& e, bool close_after) {

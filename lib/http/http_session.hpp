@@ -35,6 +35,7 @@ private:
     void handle();
     void respond(unsigned status, const char* content_type, std::string body, bool close_after = false);
     void respond_error(const http_error& e, bool close_after = false);
+    http_error body_too_large() const;
     void written(bool close_after);
 
     // Routes that answer later.

@@ -129,7 +129,7 @@ TEST_CASE("http: /jobs pages the held jobs in due order with a stable cursor; pa
         auto r = http_get(s.at(), "/jobs?limit=2" + (after.empty() ? "" : "&after=" + after));
         REQUIRE_MESSAGE(r.status == 200, r.body);
         const auto doc = json::parse(r.body).as_object();
-        CHECK(doc.at("held").as_int64() == 5);
+        CHECK(doc.at("held").as_int64() == (page == 0 ? 5 : 6));
         for (const auto& j : doc.at("jobs").as_array()) {
             seen.emplace_back(j.at("id").as_string());
             dues.push_back(j.at("due").to_number<double>());
@@ -218,7 +218,8 @@ TEST_CASE("http: without a token every publish is refused (403); without a gatew
     // /jobs still answers; the parked counts are unknown (null).
     auto j = http_get(ep.local_endpoint(), "/jobs");
     REQUIRE(j.status == 200);
-    for (const auto& [q, n] : json::parse(j.body).at("parked_by_queue").as_object()) CHECK(n.is_null());
+    const auto doc = json::parse(j.body);
+    for (const auto& [q, n] : doc.at("parked_by_queue").as_object()) CHECK(n.is_null());
     CHECK(worker.worker.stats().received == 0);
 }
 

@@ -29,7 +29,9 @@
 // Threads: all its work runs on one executor: a thread of its own (the
 // first constructor) or an executor you give (you run its io_context; it
 // may be the consumer's). start() and stop() may be called from any thread
-// but that executor's own. The consumer, and the connection the gateway
+// but that executor's own; stop() (and so the destructor, after a start())
+// waits for that executor: with one you give, keep its io_context running
+// until stop() has returned. The consumer, and the connection the gateway
 // publishes on, must outlive the endpoint.
 #pragma once
 
