@@ -146,11 +146,13 @@ void consumer::impl::arm_timer() {
     });
 }
 
+void consumer::impl::note(const connection_event& e) {
+    std::lock_guard lock(health_mutex_);
+    health_.event(e);
+}
+
 void consumer::impl::tell(const connection_event& e) {
-    {
-        std::lock_guard lock(health_mutex_);
-        health_.event(e);
-    }
+    note(e);
     try {
         if (hooks_.on_connection_event) hooks_.on_connection_event(e);
     } catch (...) {

@@ -77,7 +77,10 @@ private:
     void run(detail::core_action& a);
     void arm_timer();
     void on_open();
+    /// Tells the hooks of e, and health_.
     void tell(const connection_event& e);
+    /// Tells health_ alone.
+    void note(const connection_event& e);
     void set_life(detail::health_state::life l);
     /// Spawns a coroutine of this impl on the executor, holding it alive.
     template <class F>

@@ -81,7 +81,10 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                     execute();
                                 })),
       copies_conn_(executor_, copies_config_of(config_),
-                   connection_hooks_of([this](const connection_event& e) { tell(e); }, true, nullptr, nullptr)),
+                   connection_hooks_of([this](const connection_event& e) { tell(e); }, true,
+                                       // Open (again): for health() only; the hooks never heard of it.
+                                       [this] { note({connection_event::kind::connected, true, {}, {}, 0}); },
+                                       nullptr)),
       publisher_(copies_conn_),
       store_(held_),
       core_(options_, store_, *counters_, retry::make_random_source(options_.retry_seed),

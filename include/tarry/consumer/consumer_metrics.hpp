@@ -67,11 +67,13 @@ struct consumer_metrics {
     duration_histogram start_lateness;
     /// How long handlers ran (from the `run` event to their outcome).
     duration_histogram handler_duration;
-    /// The earliest due time among held jobs; empty when none is held.
+    /// The earliest due time among held jobs (the ready path's oldest and
+    /// the first held by due time); empty when none is held.
     std::optional<wall_time> next_due;
     /// How long the oldest delivery not yet settled (acked or nacked) has
-    /// been unacknowledged; empty when none is. Alarm on it before the
-    /// broker's consumer_timeout.
+    /// been unacknowledged; empty when none is. A delivery whose channel
+    /// was lost no longer counts (the broker redelivers it). Alarm on it
+    /// before the broker's consumer_timeout.
     std::optional<std::chrono::duration<double>> oldest_unacked_age;
     /// 1 while the consuming connection is open and a channel consumes.
     bool connected = false;

@@ -168,7 +168,7 @@ void consumer_core::give_back(std::vector<held_item> items, moment now) {
     }
     std::vector<bool> at_once(lanes_.size(), false);
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        auto& lane = lanes_[i];
+        const auto& lane = lanes_[i];
         // Only when nothing else of the lane is unsettled (no job running, no
         // copy awaiting its confirm) does one nack with `multiple` give back
         // exactly these: one broker operation instead of a walk per job.
