@@ -4,6 +4,7 @@
 // fails.
 #include "consumer_fixture.hpp"
 #include "http_client.hpp"
+#include "private_broker.hpp"
 #include "tcp_relay.hpp"
 
 #include "tarry/http/http_endpoint.hpp"
@@ -375,4 +376,55 @@ TEST_CASE("http: options that cannot work are refused at construction; a port in
         CHECK(e.code() == std::errc::address_in_use);
         CHECK(std::string(e.what()).find(std::to_string(same.port)) != std::string::npos);
     }
+}
+
+TEST_CASE("http: the broker stops taking publishes mid-request, then the connection drops: 207 names every message not sent") {
+    TARRY_REQUIRE_BROKER(url);
+    TARRY_REQUIRE_BROKER_DIR(dir);
+    const auto cfg = config_of(url);
+    tarry_test::tcp_relay relay(cfg.host, cfg.effective_port());
+    auto relayed = cfg;
+    relayed.host = "127.0.0.1";
+    relayed.port = relay.port();
+    auto o = options_for(unique_name("http-mid-request"));
+    running_consumer worker(url, o);
+    client gateway(relayed);
+    gateway.connect();
+    tarry::http_endpoint ep(worker.worker, &gateway.conn, endpoint_options());
+    ep.start();
+    // A memory alarm: the broker stops reading publishing connections, so
+    // the request's publishes stay unconfirmed ...
+    struct alarm_cleared {
+        std::string dir;
+        ~alarm_cleared() { tarry_test::private_broker::broker_ctl(dir, {"set_vm_memory_high_watermark", "0.4"}); }
+    } cleared{*dir};
+    const auto alarm = tarry_test::private_broker::broker_ctl(*dir, {"set_vm_memory_high_watermark", "0.000001"});
+    REQUIRE_MESSAGE(alarm.exit_code == 0, alarm.err);
+    auto answer = std::async(std::launch::async, [&] {
+        return publish(ep.local_endpoint(), o.queue,
+                       R"({"messages":[{"body":"1","id":"one"},{"body":"2","id":"two"},{"body":"3","id":"three"}]})");
+    });
+    CHECK(answer.wait_for(1500ms) == std::future_status::timeout);  // still waiting for confirms
+    // ... until the gateway's connection is cut.
+    relay.cut_all();
+    REQUIRE(answer.wait_for(10s) == std::future_status::ready);
+    const auto p = answer.get();
+    REQUIRE_MESSAGE(p.status == 207, p.body);
+    const auto doc = json::parse(p.body).as_object();
+    for (const auto& id : doc.at("ids").as_array()) CHECK(id.is_null());
+    const auto& errors = doc.at("errors").as_array();
+    REQUIRE(errors.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(errors[i].at("index").as_int64() == static_cast<std::int64_t>(i));
+        CHECK_FALSE(errors[i].at("error").as_string().empty());
+    }
+    // Once the alarm is over, the gateway (reconnected) publishes again.
+    const auto clear = tarry_test::private_broker::broker_ctl(*dir, {"set_vm_memory_high_watermark", "0.4"});
+    REQUIRE_MESSAGE(clear.exit_code == 0, clear.err);
+    int status = 0;
+    for (int i = 0; i < 100 && status != 201; ++i) {
+        status = static_cast<int>(publish(ep.local_endpoint(), o.queue, R"({"messages":[{"body":"after"}]})").status);
+        if (status != 201) std::this_thread::sleep_for(100ms);
+    }
+    CHECK(status == 201);
 }

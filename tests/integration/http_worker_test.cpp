@@ -54,6 +54,11 @@ struct http_worker {
         return extra;
     }
     std::string base() const { return "http://127.0.0.1:" + std::to_string(at.port()); }
+    /// POSTs `body` to the gateway with the token.
+    tarry_test::http_reply publish(const std::string& body) const {
+        return http_request(at, boost::beast::http::verb::post, "/v1/queues/" + guard.o.queue + "/messages", body,
+                            {{"Authorization", "Bearer " + token}});
+    }
 
     queue_guard guard;
     worker_process w;
@@ -91,9 +96,7 @@ TEST_CASE("echo_worker --http: a job published through the gateway with delay 2 
     TARRY_REQUIRE_BROKER(url);
     http_worker hw(url, unique_name("http-worker-delay"));
     const auto sent = sys::now();
-    auto p = http_request(hw.at, boost::beast::http::verb::post, "/v1/queues/" + hw.guard.o.queue + "/messages",
-                          R"({"messages":[{"body":"hello","delay":2,"id":"gateway-job"}]})",
-                          {{"Authorization", "Bearer " + token}});
+    auto p = hw.publish(R"({"messages":[{"body":"hello","delay":2,"id":"gateway-job"}]})");
     REQUIRE_MESSAGE(p.status == 201, p.body);
     REQUIRE_MESSAGE(hw.w.wait_count("succeeded", 1, 10s), hw.w.transcript());
     const auto run = hw.w.of("run").front();
@@ -137,9 +140,7 @@ TEST_CASE("echo_worker --http: promtool accepts a scrape") {
     if (promtool.empty()) return;
     http_worker hw(url, unique_name("http-worker-promtool"), {"--max-attempts", "1"});
     // Something in every histogram and in a reason: one job that fails.
-    auto p = http_request(hw.at, boost::beast::http::verb::post, "/v1/queues/" + hw.guard.o.queue + "/messages",
-                          R"({"messages":[{"body":"ok"},{"body":"no","headers":{"x-echo-fail":1}}]})",
-                          {{"Authorization", "Bearer " + token}});
+    auto p = hw.publish(R"({"messages":[{"body":"ok"},{"body":"no","headers":{"x-echo-fail":1}}]})");
     REQUIRE_MESSAGE(p.status == 201, p.body);
     REQUIRE(hw.w.wait_count("dead", 1, 10s));
     const auto scrape = http_get(hw.at, "/metrics");
@@ -161,9 +162,7 @@ TEST_CASE("echo_worker --http: a real Prometheus server scrapes it; its query AP
     if (prometheus.empty()) return;
     http_worker hw(url, unique_name("http-worker-prometheus"));
     // Three jobs held (due in 10 minutes), so tarry_jobs_held is 3.
-    auto p = http_request(hw.at, boost::beast::http::verb::post, "/v1/queues/" + hw.guard.o.queue + "/messages",
-                          R"({"messages":[{"body":"a","delay":600},{"body":"b","delay":600},{"body":"c","delay":600}]})",
-                          {{"Authorization", "Bearer " + token}});
+    auto p = hw.publish(R"({"messages":[{"body":"a","delay":600},{"body":"b","delay":600},{"body":"c","delay":600}]})");
     REQUIRE_MESSAGE(p.status == 201, p.body);
     const fs::path dir = output_dir("http-prometheus");
     const auto port = free_port();
@@ -197,10 +196,8 @@ TEST_CASE("echo_worker --http: the status page in headless Chromium shows the nu
     const auto chromium = needed_program("chromium");
     if (chromium.empty()) return;
     http_worker hw(url, unique_name("http-worker-page"), {"--max-attempts", "1"});
-    auto p = http_request(hw.at, boost::beast::http::verb::post, "/v1/queues/" + hw.guard.o.queue + "/messages",
-                          R"({"messages":[{"body":"a","delay":600},{"body":"b","delay":600},{"body":"now"},)"
-                          R"({"body":"bad","id":"<b>dead</b>","headers":{"x-echo-fail":1}}]})",
-                          {{"Authorization", "Bearer " + token}});
+    auto p = hw.publish(R"({"messages":[{"body":"a","delay":600},{"body":"b","delay":600},{"body":"now"},)"
+                          R"({"body":"bad","id":"<b>dead</b>","headers":{"x-echo-fail":1}}]})");
     REQUIRE_MESSAGE(p.status == 201, p.body);
     REQUIRE(hw.w.wait_count("dead", 1, 10s));
     REQUIRE(hw.w.wait_count("succeeded", 1, 10s));
