@@ -103,7 +103,7 @@ int main(int argc, char** argv) try {
         }
         ep.stop();
         const auto base = summarize(ms["/healthz"]);
-        std::printf("http scrape: %zu jobs held, %zu rounds, one keep-alive connection, RabbitMQ %s\n", held,
+        std::printf("http scrape: %zu jobs held, %zu rounds, one keep-alive connection, %s\n", held,
                     rounds, broker.server.c_str());
         std::printf("%-18s %10s %10s %10s %12s\n", "route", "p50 ms", "p99 ms", "p50/base", "bytes");
         for (const auto& route : routes) {
