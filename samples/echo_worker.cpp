@@ -6,6 +6,7 @@
 //               [--consumer-timeout-ms N] [--shutdown-grace-ms N]
 //               [--retry-base-ms N] [--max-attempts N]
 //               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N]
+//               [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]
 //
 // --url may be given once per node of a cluster: the worker connects to the
 // first that accepts, and after a loss fails over to the next (the URLs
@@ -24,6 +25,12 @@
 // (N ms, doubling, capped at 1 h); --max-attempts bounds either (1 = no
 // retries).
 //
+// --http serves tarry's HTTP endpoint for the queue (tarry/http/http_endpoint.hpp,
+// docs/http.md): /metrics, /healthz, /readyz, /jobs, the page at /, and the
+// publish gateway, which needs the token (--http-token-file reads it from a
+// file, so that it is not visible in the process list). Port 0 picks a free
+// port; the ready line then says which ("http":"127.0.0.1:PORT").
+//
 // Events: {"event":"ready","queue":Q} once consuming, then per job
 //   {"event":"run","id":ID,"due":EPOCH_S,"at":EPOCH_S,"attempt":N}
 // and likewise "succeeded", "parked" and "retry" (with "next_due"), "dead",
@@ -38,6 +45,7 @@
 // shuts down gracefully (running jobs finish, held jobs go back to the
 // queue) and exits 0. Exit 1: could not start; 2: bad arguments.
 #include "command_args.hpp"
+#include "worker_http.hpp"
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/consumer/consumer.hpp"
@@ -46,6 +54,7 @@
 #include <csignal>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -57,7 +66,8 @@ const char* const usage =
     "usage: echo_worker --url URL [--url URL...] --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
     "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
     "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n"
-    "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N]\n";
+    "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N]\n"
+    "                   [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]\n";
 
 std::mutex out_mutex;
 
@@ -134,6 +144,7 @@ int main(int argc, char** argv) {
         o.declare_queue = false;
         o.declare_own_queues = false;
     }
+    const auto http = sample::http_options(args);
     args.finish();
 
     const std::vector<std::string_view> url_views(urls.begin(), urls.end());
@@ -157,10 +168,17 @@ int main(int argc, char** argv) {
     try {
         tarry::consumer worker(parsed.config, o, echo, hooks);
         worker.start();
-        print_line("{\"event\":\"ready\",\"queue\":" + cli::json_string(o.queue) + "}");
+        std::optional<sample::worker_http> endpoint;
+        if (http) {
+            endpoint.emplace(worker, parsed.config, *http);
+            endpoint->start();
+        }
+        print_line("{\"event\":\"ready\",\"queue\":" + cli::json_string(o.queue) +
+                   (endpoint ? ",\"http\":" + cli::json_string(endpoint->address()) : std::string()) + "}");
         int sig = 0;
         sigwait(&stop_signals, &sig);
         std::fprintf(stderr, "echo_worker: %s, shutting down\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        endpoint.reset();
         worker.stop();
         print_line("{\"event\":\"stopped\",\"queue\":" + cli::json_string(o.queue) + "}");
     } catch (const std::exception& e) {

@@ -51,6 +51,13 @@ consumer::~consumer() {
 void consumer::start() { impl_->start(); }
 void consumer::stop() { impl_->stop(); }
 consumer_stats consumer::stats() const { return impl_->stats(); }
+consumer_metrics consumer::metrics() const { return impl_->metrics(); }
+consumer_health consumer::health() const { return impl_->health(); }
+held_jobs_page consumer::held_jobs(std::size_t limit, std::string_view after, std::error_code& ec) const {
+    return impl_->held_jobs(limit, after, ec);
+}
+std::vector<std::string> consumer::wait_queues() const { return impl_->wait_queues(); }
+void consumer::ping_erased(boost::asio::any_completion_handler<void()> handler) { impl_->ping(std::move(handler)); }
 const subscription_options& consumer::options() const noexcept { return impl_->options(); }
 
 const amqp::field_table& job::headers() const noexcept {

@@ -43,6 +43,7 @@ void consumer::impl::execute() {
     }
     executing_ = false;
     copies_pending_.store(core_.copies_pending(), std::memory_order_relaxed);
+    consuming_.store(core_.consuming(), std::memory_order_relaxed);
     arm_timer();
 }
 
@@ -124,6 +125,7 @@ void consumer::impl::run(detail::core_action& a) {
             }
         },
         [&](act::report& x) { tell(x.event); },
+        [&](act::note_dead_letter& x) { dead_letters_.add(std::move(x.letter)); },
     }, a);
 }
 
@@ -144,7 +146,13 @@ void consumer::impl::arm_timer() {
     });
 }
 
-void consumer::impl::tell(const connection_event& e) const {
+void consumer::impl::note(const connection_event& e) {
+    std::lock_guard lock(health_mutex_);
+    health_.event(e);
+}
+
+void consumer::impl::tell(const connection_event& e) {
+    note(e);
     try {
         if (hooks_.on_connection_event) hooks_.on_connection_event(e);
     } catch (...) {

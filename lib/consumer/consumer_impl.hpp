@@ -13,6 +13,9 @@
 
 #include "consumer_workers.hpp"
 #include "core/consumer_core.hpp"
+#include "health_state.hpp"
+#include "ping_relay.hpp"
+#include "recent_dead_letters.hpp"
 
 #include "tarry/amqp/channel.hpp"
 #include "tarry/amqp/connection.hpp"
@@ -58,6 +61,12 @@ public:
     /// by then) the system executor.
     boost::asio::any_io_executor completion_executor() const;
     consumer_stats stats() const;
+    // What it shows of itself (consumer_metrics.cpp); any thread.
+    consumer_metrics metrics() const;
+    consumer_health health() const;
+    held_jobs_page held_jobs(std::size_t limit, std::string_view after, std::error_code& ec) const;
+    std::vector<std::string> wait_queues() const;
+    void ping(detail::ping_relay::handler h) { pings_->ping(std::move(h)); }
     const subscription_options& options() const noexcept { return options_; }
 
 private:
@@ -68,7 +77,11 @@ private:
     void run(detail::core_action& a);
     void arm_timer();
     void on_open();
-    void tell(const connection_event& e) const;
+    /// Tells the hooks of e, and health_.
+    void tell(const connection_event& e);
+    /// Tells health_ alone.
+    void note(const connection_event& e);
+    void set_life(detail::health_state::life l);
     /// Spawns a coroutine of this impl on the executor, holding it alive.
     template <class F>
     void spawn(F member);
@@ -119,6 +132,13 @@ private:
     bool wake_posted_ = false;
     bool subscribing_ = false;
     std::function<void(const amqp::diagnostics&)> started_;  // until the first start is over
+
+    // What metrics() and health() read from any thread.
+    detail::recent_dead_letters dead_letters_;
+    mutable std::mutex health_mutex_;
+    detail::health_state health_;               // guarded by health_mutex_
+    std::atomic<bool> consuming_{false};        // the core's consuming(), after each execute()
+    const std::shared_ptr<detail::ping_relay> pings_;
 
     std::atomic<std::size_t> copies_pending_{0};  // the core's, for stop()
     std::atomic<std::size_t> cancels_pending_{0};  // basic.cancel sent, not yet answered (stop() waits)

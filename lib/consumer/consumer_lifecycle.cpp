@@ -81,7 +81,10 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                     execute();
                                 })),
       copies_conn_(executor_, copies_config_of(config_),
-                   connection_hooks_of([this](const connection_event& e) { tell(e); }, true, nullptr, nullptr)),
+                   connection_hooks_of([this](const connection_event& e) { tell(e); }, true,
+                                       // Open (again): for health() only; the hooks never heard of it.
+                                       [this] { note({connection_event::kind::connected, true, {}, {}, 0}); },
+                                       nullptr)),
       publisher_(copies_conn_),
       store_(held_),
       core_(options_, store_, *counters_, retry::make_random_source(options_.retry_seed),
@@ -94,13 +97,18 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                   if (auto s = w.lock()) s->settle_finished();
               });
           })),
-      timer_(executor_) {}
+      timer_(executor_),
+      pings_(std::make_shared<detail::ping_relay>(executor_, own_io_ == nullptr)) {}
 
 consumer::impl::~impl() { stop(); }
 
 void consumer::impl::begin_start(std::function<void(const amqp::diagnostics&)> done) {
     if (began_.exchange(true)) throw std::logic_error("tarry consumer: start() or async_run() called twice");
-    if (own_io_) io_thread_ = std::thread([io = own_io_.get()] { io->run(); });
+    set_life(detail::health_state::life::running);
+    if (own_io_) {
+        io_thread_ = std::thread([io = own_io_.get()] { io->run(); });
+        pings_->open();
+    }
     workers_.emplace(held_, options_.workers,
                      [ctx = workers_context_](due_item<detail::held_job>& it) { ctx->run(it); },
                      [](due_item<detail::held_job>&, std::exception_ptr) {});
@@ -156,6 +164,7 @@ void consumer::impl::on_io_thread(std::function<void()> f, std::chrono::steady_c
 void consumer::impl::stop() {
     if (stopped_.exchange(true)) return;
     if (!began_) return;  // never started
+    set_life(detail::health_state::life::stopping);
     using clock = std::chrono::steady_clock;
     const auto begun = clock::now();
     const auto grace_ends = begun + options_.shutdown_grace;
@@ -194,10 +203,12 @@ void consumer::impl::stop() {
     closing_copies.wait_until(closed_by);
     on_io_thread([this] { timer_.cancel(); }, clock::now() + std::chrono::milliseconds(100));
     if (own_io_) {
+        pings_->close();  // from now on nothing runs them on the I/O thread
         own_io_->stop();
         io_thread_.join();
     }
     workers_.reset();
+    set_life(detail::health_state::life::stopped);
     // Told before the work guard goes, so that what they post to the
     // caller's executor runs before its io_context runs out of work.
     std::vector<std::function<void()>> waiting;
@@ -208,6 +219,11 @@ void consumer::impl::stop() {
     }
     for (auto& f : waiting) f();
     guard_.reset();
+}
+
+void consumer::impl::set_life(detail::health_state::life l) {
+    std::lock_guard lock(health_mutex_);
+    health_.set(l);
 }
 
 consumer_stats consumer::impl::stats() const {

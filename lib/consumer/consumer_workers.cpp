@@ -42,14 +42,17 @@ void worker_context::run(held_item& item) {
         running_.emplace(id, running_job{run});
     }
     ++counters_->started;
+    counters_->start_lateness.observe(f.started - j.due);
     ++counters_->running;
     emit(run);
+    const auto began = std::chrono::steady_clock::now();
     try {
         const tarry::job view{msg, j.due, f.started, j.attempt, j.redelivered};
         f.outcome = handler_(view);
     } catch (...) {
         f.outcome = outcome_of(std::current_exception());
     }
+    counters_->handler_duration.observe(std::chrono::steady_clock::now() - began);
     --counters_->running;
     {
         std::lock_guard lock(running_mutex_);

@@ -3,6 +3,7 @@
 
 #include "tarry/amqp/wire/byte_reader.hpp"
 #include "tarry/amqp/wire/byte_writer.hpp"
+#include "tarry/amqp/wire/properties.hpp"
 
 #include <cstring>
 #include <stdexcept>
@@ -89,6 +90,29 @@ amqp::basic_properties packed_message::properties() const {
     if (!b) return {};
     amqp::wire::byte_reader r({b + header_size, properties_size()});
     return amqp::wire::decode_properties(r);
+}
+
+std::optional<std::string> packed_message::message_id() const {
+    if (const auto* m = kept()) return m->properties.message_id;
+    const auto* b = packed_bytes();
+    if (!b) return std::nullopt;
+    namespace f = amqp::wire::property_flag;
+    amqp::wire::byte_reader r({b + header_size, properties_size()});
+    const std::uint16_t flags = r.u16();
+    if (!(flags & f::message_id)) return std::nullopt;
+    // The properties before message_id, in their wire order.
+    for (const std::uint16_t bit : {f::content_type, f::content_encoding}) {
+        if (flags & bit) r.shortstr_view();
+    }
+    if (flags & f::headers) r.longstr_view();  // a table: its size, then its bytes
+    if (flags & f::delivery_mode) r.u8();
+    if (flags & f::priority) r.u8();
+    for (const std::uint16_t bit : {f::correlation_id, f::reply_to, f::expiration}) {
+        if (flags & bit) r.shortstr_view();
+    }
+    std::string id = r.shortstr();
+    if (!r.ok()) return std::nullopt;  // packed by us from decoded properties: not expected
+    return id;
 }
 
 std::string_view packed_message::body() const noexcept {

@@ -14,6 +14,8 @@
 #include "tarry/amqp/message.hpp"
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace tarry::detail {
@@ -39,6 +41,9 @@ public:
     amqp::message unpack() const;
     /// Its properties alone.
     amqp::basic_properties properties() const;
+    /// Its message_id alone: of the packed properties, only those before
+    /// it are stepped over (none decoded). Empty when unset.
+    std::optional<std::string> message_id() const;
     std::string_view body() const noexcept;
     /// Packed: bytes of properties and body (the allocation less its size
     /// header). Kept: the body's bytes.

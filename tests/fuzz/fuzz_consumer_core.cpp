@@ -35,7 +35,8 @@
 // - copies_pending() is the number of deliveries with a copy published (or
 //   paused after a refusal) and not yet acked, nacked or dropped;
 // - each lane's `unsettled` is its current incarnation's deliveries not yet
-//   acked or nacked, and `holding` is no more than that;
+//   acked or nacked, and `holding` is no more than that; oldest_unsettled()
+//   is empty exactly when no lane has an unsettled delivery;
 // and after the shutdown: no copy is pending, and every delivery of a lane
 // incarnation still current was settled exactly once (the others were
 // dropped with their lane).
@@ -667,6 +668,7 @@ private:
         last_counters_ = c;
         check(core_.copies_pending() == copy_pending_.size(), "copies_pending() differs from the copies published",
               std::to_string(core_.copies_pending()) + " vs " + std::to_string(copy_pending_.size()));
+        bool any_unsettled = false;
         for (std::size_t l = 0; l < lanes(); ++l) {
             const auto gen = current_generation(l);
             if (gen == 0) continue;
@@ -675,7 +677,10 @@ private:
                   "lane " + std::to_string(l) + ": " + std::to_string(lane.unsettled) + " vs " +
                       std::to_string(incarnations_[gen].unsettled));
             check(lane.holding <= lane.unsettled, "a lane holds more than it has unsettled");
+            any_unsettled = any_unsettled || lane.unsettled > 0;
         }
+        check(core_.oldest_unsettled().has_value() == any_unsettled,
+              "oldest_unsettled() disagrees with the lanes' unsettled counts");
     }
 
     // As the driver's stop(): no more deliveries, the handlers finish, the

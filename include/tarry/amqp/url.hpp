@@ -18,6 +18,7 @@
 
 #include "tarry/amqp/connection_config.hpp"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,5 +56,11 @@ url_parse_result parse_urls(std::span<const std::string_view> urls,
 /// The URL for a config's first address (host:port), with the password
 /// replaced by "***" (for logs).
 std::string to_redacted_url(const connection_config& config);
+
+/// Percent-decodes `in` (RFC 3986, 2.1): each %XX (two hex digits, either
+/// case) becomes its byte; '+' stays '+' (a space only in HTML forms).
+/// Nothing when a '%' is not followed by two hex digits. How a URL's parts
+/// are read; the HTTP endpoint reads its request targets with it too.
+std::optional<std::string> percent_decode(std::string_view in);
 
 }  // namespace tarry::amqp

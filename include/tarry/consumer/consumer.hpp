@@ -41,11 +41,13 @@
 // handler and the hooks are called concurrently from several threads. The
 // blocking start(), stop() and the destructor wait on the executor: call
 // them from any thread but the executor's own and the workers' (on the
-// executor, use async_run() and async_stop()); stats() from any thread.
+// executor, use async_run() and async_stop()); stats(), metrics(), health(),
+// held_jobs(), wait_queues() and async_ping() from any thread.
 #pragma once
 
 #include "tarry/amqp/connection_config.hpp"
 #include "tarry/consumer/connection_event.hpp"
+#include "tarry/consumer/consumer_metrics.hpp"
 #include "tarry/consumer/job.hpp"
 #include "tarry/consumer/job_event.hpp"
 #include "tarry/consumer/subscription_options.hpp"
@@ -58,7 +60,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace tarry {
 
@@ -138,6 +142,35 @@ public:
 
     /// Counters and gauges; any thread, at any time (during stop() too).
     consumer_stats stats() const;
+    /// The counters with the histograms, counts by reason and gauges
+    /// (tarry/consumer/consumer_metrics.hpp); any thread, at any time.
+    consumer_metrics metrics() const;
+    /// Whether both connections are open and consuming, and why not; any
+    /// thread, at any time.
+    consumer_health health() const;
+    /// Up to `limit` held jobs in due order, starting after `after` (a
+    /// held_jobs_page::next; empty: from the earliest). Any thread; holds
+    /// the delay queue's lock for O(limit + log held), never copies every
+    /// held job. An `after` that is no cursor of this consumer's sets ec to
+    /// std::errc::invalid_argument and returns an empty page. Jobs due at
+    /// arrival and waiting for a worker come first, then the held jobs by
+    /// due time. `limit` is at most held_jobs_max_limit; 0 returns no job,
+    /// with `next` = `after` (docs/consumer.md, "Metrics, health and the
+    /// held jobs").
+    held_jobs_page held_jobs(std::size_t limit, std::string_view after, std::error_code& ec) const;
+    /// The wait queues jobs are parked in, shortest TTL first.
+    std::vector<std::string> wait_queues() const;
+    /// Completes (signature void()) once the consumer's I/O executor has run
+    /// it: a probe that its I/O thread answers. Before start() and after
+    /// stop() too: with the consumer's own I/O thread, which then does not
+    /// run, it completes at once (never inside this call), and one queued
+    /// when stop() ends that thread completes then; it never hangs. Any
+    /// thread; the completion runs on the handler's associated executor.
+    template <class Token>
+    auto async_ping(Token&& token) {
+        return boost::asio::async_initiate<Token, void()>(
+            [this](auto handler) { ping_erased(std::move(handler)); }, token);
+    }
     const subscription_options& options() const noexcept;
 
     class impl;
@@ -145,6 +178,7 @@ public:
 private:
     void run_erased(boost::asio::any_completion_handler<void(std::error_code)> handler);
     void stop_erased(boost::asio::any_completion_handler<void()> handler);
+    void ping_erased(boost::asio::any_completion_handler<void()> handler);
 
     std::shared_ptr<impl> impl_;
 };

@@ -22,6 +22,11 @@
 //   a pop takes whichever of the ready path's oldest item and the earliest
 //   held item is due first. Ready items count against the same bounds and
 //   are seen by take_latest() (last), remove_if() and drain().
+// - Listing: visit() shows a page of items in place order (the ready path
+//   first, in arrival order, then the held items by due time, ties in push
+//   order) after a given place, under the lock, in O(log n + page); a place
+//   never changes while its item is queued, so paging on is stable while
+//   items come and go.
 // - close() wakes every waiter; afterwards pushes are refused and every pop
 //   returns at once (empty). Items still held stay until drain().
 // - Items are moved, never copied. T must be nothrow-movable.
@@ -81,6 +86,21 @@ struct due_item {
     T value;
     steady_time due;
     std::size_t bytes = 0;
+};
+
+/// An item's place in a delay_queue's listing order (visit()): the ready
+/// path's items first, by push order (`seq`), then the held items by due
+/// time (`due`, steady-clock ticks), ties by push order. Unique per item,
+/// and fixed while the item is queued; opaque beyond that.
+struct queue_place {
+    bool ready = false;
+    std::int64_t due = 0;   ///< 0 for a ready item
+    std::uint64_t seq = 0;  ///< push order
+    friend bool operator==(const queue_place&, const queue_place&) = default;
+    friend bool operator<(const queue_place& a, const queue_place& b) noexcept {
+        if (a.ready != b.ready) return a.ready;
+        return a.due < b.due || (a.due == b.due && a.seq < b.seq);
+    }
 };
 
 namespace detail {
@@ -320,6 +340,33 @@ public:
         }
         in_due_order(taken, out);
         return out;
+    }
+
+    /// Calls f(const queue_place&, const T&) on up to `limit` items whose
+    /// place comes after `after` (from the first when empty), in place
+    /// order, under the lock: O(log n + limit), nothing copied or moved.
+    /// Returns how many it visited. f must not call into this queue; what
+    /// it throws propagates, and the queue is unchanged.
+    template <class F>
+    std::size_t visit(std::optional<queue_place> after, std::size_t limit, F&& f) const {
+        std::lock_guard lock(mutex_);
+        std::size_t n = 0;
+        if (limit == 0) return n;
+        if (!after || after->ready) {
+            // Push order is the ready path's order: a binary search on seq.
+            auto it = ready_.begin();
+            if (after)
+                it = std::upper_bound(ready_.begin(), ready_.end(), after->seq,
+                                      [](std::uint64_t s, const detail::queued<T>& q) { return s < q.seq; });
+            for (; it != ready_.end() && n < limit; ++it, ++n) f(queue_place{true, 0, it->seq}, std::as_const(it->value));
+        }
+        if (n == limit) return n;
+        const detail::due_key from = after ? detail::due_key{after->due, after->seq} : detail::due_key{};
+        items_.visit_after(after && !after->ready ? &from : nullptr, [&](const detail::queued<T>& q) {
+            f(queue_place{false, q.due, q.seq}, std::as_const(q.value));
+            return ++n < limit;
+        });
+        return n;
     }
 
     /// Refuses further pushes and wakes every waiter; pops return empty from

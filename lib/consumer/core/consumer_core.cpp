@@ -25,6 +25,12 @@ consumer_core::consumer_core(const subscription_options& options, job_store& sto
       events_wanted_(events_wanted),
       lanes_(options.effective_channels()) {}
 
+std::optional<steady_time> consumer_core::oldest_unsettled() const noexcept {
+    const auto ticks = lanes_.oldest_unsettled();
+    if (!ticks) return std::nullopt;
+    return steady_time(steady_time::duration(*ticks));
+}
+
 void consumer_core::take_actions(std::vector<core_action>& out) {
     out.clear();
     out.swap(actions_);

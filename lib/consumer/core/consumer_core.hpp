@@ -23,6 +23,7 @@
 #pragma once
 
 #include "core_actions.hpp"
+#include "duration_recorder.hpp"
 #include "held_job.hpp"
 #include "job_store.hpp"
 #include "lane_table.hpp"
@@ -35,6 +36,7 @@
 #include "tarry/parking/wait_ladder.hpp"
 #include "tarry/retry/backoff.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -53,13 +55,19 @@ struct moment {
     wall_time wall;
 };
 
-/// The counters behind consumer_stats: written by the core (and by workers
-/// for `started` and `running`), read by any thread.
+/// The counters behind consumer_stats and consumer_metrics: written by the
+/// core (and by workers for `started`, `running` and the histograms), read
+/// by any thread.
 struct core_counters {
     std::atomic<std::uint64_t> received{0}, fast_path{0}, started{0}, succeeded{0}, handler_failures{0},
         retried{0}, dead_lettered{0}, parked{0}, requeued{0}, dropped{0}, copy_failures{0},
         late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0};
     std::atomic<std::size_t> running{0};
+    /// Counted where dead_lettered and requeued are, so they add up to them.
+    std::array<std::atomic<std::uint64_t>, dead_letter_reasons.size()> dead_lettered_by_reason{};
+    std::array<std::atomic<std::uint64_t>, requeue_reasons.size()> requeued_by_reason{};
+    duration_recorder start_lateness{start_lateness_bounds()};
+    duration_recorder handler_duration{handler_duration_bounds()};
 };
 
 /// What a worker hands back: the job and what came of it.
@@ -128,6 +136,11 @@ public:
     /// are not yet settled.
     std::size_t copies_pending() const noexcept { return copies_.size(); }
     const lane_table& lanes() const noexcept { return lanes_; }
+    /// A lane consumes (or the intake is paused while the due backlog drains).
+    bool consuming() const noexcept { return intake_ != lane_table::none || paused_; }
+    /// When the oldest delivery not yet settled arrived; empty when none
+    /// is. Any thread.
+    std::optional<steady_time> oldest_unsettled() const noexcept;
     const subscription_options& options() const noexcept { return options_; }
 
 private:

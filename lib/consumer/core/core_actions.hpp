@@ -5,6 +5,7 @@
 
 #include "tarry/amqp/message.hpp"
 #include "tarry/consumer/connection_event.hpp"
+#include "tarry/consumer/consumer_metrics.hpp"
 #include "tarry/consumer/job_event.hpp"
 
 #include <cstddef>
@@ -65,6 +66,10 @@ struct emit {
 struct report {
     connection_event event;
 };
+/// A dead letter was confirmed: for consumer_metrics::recent_dead_letters.
+struct note_dead_letter {
+    dead_letter_info letter;
+};
 
 }  // namespace tarry::detail::action
 
@@ -73,6 +78,6 @@ namespace tarry::detail {
 using core_action =
     std::variant<action::ack, action::nack, action::publish, action::start_lane, action::cancel_lane,
                  action::close_lane, action::subscribe, action::wake_workers, action::sweep, action::emit,
-                 action::report>;
+                 action::report, action::note_dead_letter>;
 
 }  // namespace tarry::detail

@@ -21,7 +21,7 @@ void consumer_core::delivery(std::size_t lane, std::uint32_t gen, amqp::delivery
     j.delivered_ms = delivered_ms(now.steady);
     j.attempt = contract::read_attempt(d.msg.properties);
     if (!current(j)) return;  // its channel is gone: the broker redelivers it
-    ++lanes_[lane].unsettled;
+    lanes_.delivered(lane, d.delivery_tag, now.steady.time_since_epoch().count());
     if (stopping_) {  // crossed our basic.cancel: give it back
         j.msg = packed_message::keep(std::move(d.msg));
         give_back_one(std::move(j), "shutdown", now, false);

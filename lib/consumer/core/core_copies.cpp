@@ -9,6 +9,7 @@
 #include "consumer_core.hpp"
 
 #include "../message_copies.hpp"
+#include "reason_labels.hpp"
 
 #include "tarry/amqp/error.hpp"
 
@@ -80,8 +81,16 @@ void consumer_core::copy_confirmed(std::uint64_t publish_id, moment now) {
     switch (p.effect.kind) {
         case job_event::kind::retry: ++counters_.retried; break;
         case job_event::kind::parked: ++counters_.parked; break;
-        case job_event::kind::requeued: ++counters_.requeued; break;
-        default: ++counters_.dead_lettered; break;
+        case job_event::kind::requeued:
+            ++counters_.requeued;
+            ++counters_.requeued_by_reason[requeue_label(p.effect.reason)];
+            break;
+        default:
+            ++counters_.dead_lettered;
+            ++counters_.dead_lettered_by_reason[dead_letter_label(p.effect.reason)];
+            actions_.push_back(action::note_dead_letter{
+                {p.original.msg.message_id().value_or(std::string()), p.effect.reason, now.wall}});
+            break;
     }
     auto e = event_of(p.original, p.effect.kind, now.wall);
     e.reason = std::move(p.effect.reason);

@@ -6,6 +6,7 @@
 
 #include "../failure_plan.hpp"
 #include "../message_copies.hpp"
+#include "reason_labels.hpp"
 
 #include <type_traits>
 #include <variant>
@@ -96,9 +97,7 @@ void consumer_core::dead_letter(held_job j, std::string reason, std::optional<am
 
 bool consumer_core::settling(const held_job& j) {
     if (!current(j)) return false;
-    auto& lane = lanes_[j.lane];
-    if (lane.unsettled > 0) --lane.unsettled;
-    if (j.counted_holding && lane.holding > 0) --lane.holding;
+    lanes_.settled(j.lane, j.delivery_tag, j.counted_holding);
     return true;
 }
 
@@ -109,6 +108,7 @@ void consumer_core::ack(const held_job& j) {
 void consumer_core::nack(const held_job& j, const char* reason, moment now, bool emit_event) {
     if (!settling(j)) return;
     ++counters_.requeued;
+    ++counters_.requeued_by_reason[requeue_label(reason)];
     actions_.push_back(action::nack{j.lane, j.generation, j.delivery_tag});
     if (!emit_event) return;
     auto e = event_of(j, job_event::kind::requeued, now.wall);
@@ -168,15 +168,15 @@ void consumer_core::give_back(std::vector<held_item> items, moment now) {
     }
     std::vector<bool> at_once(lanes_.size(), false);
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        auto& lane = lanes_[i];
+        const auto& lane = lanes_[i];
         // Only when nothing else of the lane is unsettled (no job running, no
         // copy awaiting its confirm) does one nack with `multiple` give back
         // exactly these: one broker operation instead of a walk per job.
         if (count[i] > 1 && count[i] == lane.unsettled) {
             at_once[i] = true;
-            lane.unsettled = 0;
-            lane.holding = 0;
+            lanes_.settled_all(i);
             counters_.requeued += count[i];
+            counters_.requeued_by_reason[requeue_label("shutdown")] += count[i];
             actions_.push_back(action::nack{i, lanes_.generations()->get(i), highest[i], true});
         }
     }

@@ -1,14 +1,21 @@
 #include "lane_table.hpp"
 
+#include <algorithm>
+
 namespace tarry::detail {
 
 lane_table::lane_table(std::size_t lanes)
-    : lanes_(lanes), generations_(std::make_shared<lane_generations>(lanes)) {}
+    : lanes_(lanes),
+      generations_(std::make_shared<lane_generations>(lanes)),
+      oldest_(std::make_unique<std::atomic<std::int64_t>[]>(lanes)) {
+    for (std::size_t i = 0; i < lanes; ++i) oldest_[i].store(lane_state::no_oldest, std::memory_order_relaxed);
+}
 
 std::uint32_t lane_table::open(std::size_t lane) {
     if (++last_generation_ == 0) ++last_generation_;
     auto& l = lanes_[lane];
     l = lane_state{};
+    oldest_[lane].store(lane_state::no_oldest, std::memory_order_relaxed);
     generations_->set(lane, last_generation_);
     return last_generation_;
 }
@@ -16,8 +23,47 @@ std::uint32_t lane_table::open(std::size_t lane) {
 bool lane_table::close(std::size_t lane, std::uint32_t generation) {
     if (!current(lane, generation)) return false;
     generations_->set(lane, 0);
-    lanes_[lane] = lane_state{};
+    lanes_[lane] = lane_state{};  // its deliveries are the broker's again: none is outstanding here
+    oldest_[lane].store(lane_state::no_oldest, std::memory_order_relaxed);
     return true;
+}
+
+void lane_table::delivered(std::size_t lane, std::uint64_t tag, std::int64_t at) {
+    auto& l = lanes_[lane];
+    ++l.unsettled;
+    l.window.delivered(tag, at);
+    if (l.published_oldest == lane_state::no_oldest) publish_oldest(lane);
+}
+
+void lane_table::settled(std::size_t lane, std::uint64_t tag, bool counted_holding) noexcept {
+    auto& l = lanes_[lane];
+    if (l.unsettled > 0) --l.unsettled;
+    if (counted_holding && l.holding > 0) --l.holding;
+    l.window.settled(tag);
+    publish_oldest(lane);
+}
+
+void lane_table::settled_all(std::size_t lane) noexcept {
+    auto& l = lanes_[lane];
+    l.unsettled = 0;
+    l.holding = 0;
+    l.window.clear();
+    publish_oldest(lane);
+}
+
+void lane_table::publish_oldest(std::size_t lane) noexcept {
+    auto& l = lanes_[lane];
+    const std::int64_t now = l.window.oldest().value_or(lane_state::no_oldest);
+    if (now == l.published_oldest) return;
+    l.published_oldest = now;
+    oldest_[lane].store(now, std::memory_order_relaxed);
+}
+
+std::optional<std::int64_t> lane_table::oldest_unsettled() const noexcept {
+    std::int64_t oldest = lane_state::no_oldest;
+    for (std::size_t i = 0; i < lanes_.size(); ++i) oldest = std::min(oldest, oldest_[i].load(std::memory_order_relaxed));
+    if (oldest == lane_state::no_oldest) return std::nullopt;
+    return oldest;
 }
 
 std::size_t lane_table::next(std::size_t besides) const noexcept {

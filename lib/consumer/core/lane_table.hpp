@@ -1,14 +1,20 @@
 // The consuming channels ("lanes") as the core sees them: each lane's
 // current incarnation (generation; 0 = down), whether it consumes, and how
-// many of its deliveries are unsettled and held. The one owner of these
-// counts. Single-threaded (the I/O thread), except lane_generations, which
-// worker threads read to tell whether a job's delivery is still current.
+// many of its deliveries are unsettled and held, and since when the oldest
+// of them is. The one owner of these counts. Single-threaded (the I/O
+// thread), except lane_generations, which worker threads read to tell
+// whether a job's delivery is still current, and oldest_unsettled(), which
+// any thread may read.
 #pragma once
+
+#include "unsettled_window.hpp"
 
 #include <atomic>
 #include <cstddef>
+#include <climits>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +49,9 @@ struct lane_state {
     std::string consumer_tag;   ///< while consuming or cancelling
     std::size_t unsettled = 0;  ///< deliveries of this incarnation not yet acked or nacked
     std::size_t holding = 0;    ///< of those, the ones that were held
+    unsettled_window window;    ///< the unsettled ones by tag, and the oldest
+    std::int64_t published_oldest = no_oldest;  ///< what oldest_unsettled() sees of this lane
+    static constexpr std::int64_t no_oldest = INT64_MAX;
 };
 
 class lane_table {
@@ -71,9 +80,24 @@ public:
     /// `besides` excluded. none when there is no other lane.
     std::size_t next(std::size_t besides) const noexcept;
 
+    /// A delivery of the lane's current incarnation arrived at `at` (steady ticks).
+    void delivered(std::size_t lane, std::uint64_t tag, std::int64_t at);
+    /// It is settled (acked or nacked): it leaves the lane's counts (and
+    /// its held count when it was counted holding).
+    void settled(std::size_t lane, std::uint64_t tag, bool counted_holding) noexcept;
+    /// Every delivery of the lane is settled (one multiple nack).
+    void settled_all(std::size_t lane) noexcept;
+    /// Arrival (steady ticks) of the oldest delivery not yet settled, of
+    /// every lane's current incarnation; empty when there is none. Any
+    /// thread; O(lanes).
+    std::optional<std::int64_t> oldest_unsettled() const noexcept;
+
 private:
+    void publish_oldest(std::size_t lane) noexcept;
+
     std::vector<lane_state> lanes_;
     std::shared_ptr<lane_generations> generations_;
+    std::unique_ptr<std::atomic<std::int64_t>[]> oldest_;  // by lane: published_oldest, for any thread
     std::uint32_t last_generation_ = 0;
 };
 

@@ -115,3 +115,17 @@ TEST_CASE("the redacted URL hides the password and round-trips the rest") {
     CHECK(back.config.vhost == "v/x");
     CHECK(back.config.username == "us er");
 }
+
+TEST_CASE("percent_decode: escapes in either case, '+' kept, bad escapes refused") {
+    CHECK(percent_decode("") == "");
+    CHECK(percent_decode("a%20b%2Fc%2fd") == "a b/c/d");
+    CHECK(percent_decode("a+b") == "a+b");
+    CHECK(percent_decode("%00") == std::string(1, '\0'));
+    CHECK(percent_decode("%FF%ff") == "\xFF\xFF");
+    CHECK(percent_decode("100%25") == "100%");
+    CHECK(percent_decode("%252F") == "%2F");  // decoded once only
+    for (const std::string_view bad : {"%", "%2", "a%", "%zz", "%2g", "%g2", "% 20", "%-1"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(percent_decode(bad));
+    }
+}

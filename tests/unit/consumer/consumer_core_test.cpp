@@ -98,10 +98,7 @@ TEST_CASE("fault: a copy confirmed after its channel was lost acks nothing and i
 }
 
 TEST_CASE("a lost lane's held jobs are dropped; a connection loss takes one pass over the held jobs") {
-    subscription_options o = small_options();
-    o.max_held = 8;
-    o.channels = 4;
-    harness h(o);
+    harness h(lanes_options(8, 4));
     const auto g0 = h.subscribe();
     // Two held per lane makes each lane hand over: fill all four.
     std::uint64_t tag = 0;
@@ -124,10 +121,7 @@ TEST_CASE("a lost lane's held jobs are dropped; a connection loss takes one pass
 }
 
 TEST_CASE("lanes: a lane holding its share hands over; the old one is cancelled once the new one consumes") {
-    subscription_options o = small_options();
-    o.max_held = 4;
-    o.channels = 2;
-    harness h(o);
+    harness h(lanes_options(4, 2));
     const auto g0 = h.subscribe();
     h.deliver(0, g0, 1, 1s);
     CHECK(h.take<action::start_lane>().empty());

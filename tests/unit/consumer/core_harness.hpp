@@ -55,6 +55,14 @@ inline subscription_options small_options() {
     return o;
 }
 
+/// small_options() spread over `channels` lanes holding `max_held` in all.
+inline subscription_options lanes_options(std::size_t max_held, std::size_t channels) {
+    subscription_options o = small_options();
+    o.max_held = max_held;
+    o.channels = channels;
+    return o;
+}
+
 struct harness {
     explicit harness(subscription_options o = small_options())
         : options(std::move(o)),

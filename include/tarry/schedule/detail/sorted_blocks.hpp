@@ -135,6 +135,36 @@ public:
                 for (std::size_t i = L->lo; i < L->v.size(); ++i) f(std::as_const(L->v[i]));
     }
 
+    /// Calls f(const E&) on the elements whose key is greater than *after
+    /// (every element when after is null), least first, until f returns
+    /// false: O(log n) to find the first, then O(1) per element.
+    template <class F>
+    void visit_after(const key* after, F&& f) const {
+        if (groups_.empty() || (after != nullptr && !(*after < group_last_.back()))) return;
+        std::size_t g = 0;
+        std::size_t l = 0;
+        std::size_t i = groups_.front()->leaves.front()->lo;
+        if (after != nullptr) {
+            g = first_greater(group_last_, *after);
+            const group& G = *groups_[g];
+            l = first_greater(G.last, *after);
+            const leaf& L = *G.leaves[l];
+            const auto from = L.v.begin() + static_cast<std::ptrdiff_t>(L.lo);
+            const auto at = std::upper_bound(from, L.v.end(), *after,
+                                             [](const key& a, const E& b) { return a < key_of(b); });
+            i = static_cast<std::size_t>(at - L.v.begin());
+        }
+        for (; g < groups_.size(); ++g, l = 0) {
+            const group& G = *groups_[g];
+            for (; l < G.leaves.size(); ++l) {
+                const leaf& L = *G.leaves[l];
+                for (i = std::max(i, L.lo); i < L.v.size(); ++i)
+                    if (!f(std::as_const(L.v[i]))) return;
+                i = 0;
+            }
+        }
+    }
+
     /// Moves the elements whose position in for_each() order has hit[i] set
     /// to the end of out, least first. out must have room for them (reserve
     /// first); hit must have size() entries. Leaves are compacted in place
