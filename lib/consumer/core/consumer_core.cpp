@@ -65,7 +65,7 @@ void consumer_core::check_backlog(moment now) {
     if (*earliest > now.steady) return;  // nothing due waits for a worker
     // Due, not started, and about to overstay the broker's consumer_timeout:
     // given back before the broker times the channel out.
-    auto late = store_.take_if([&](const held_job& j) { return j.due <= now.wall && deadline_of(j) <= now.steady; });
+    auto late = store_.take_if([&](const held_job& j) { return j.due <= now.wall && deadline_of(j, now.steady) <= now.steady; });
     for (auto& it : late) give_back_one(std::move(it.value), "backlog", now);
 }
 

@@ -146,7 +146,12 @@ public:
 private:
     /// The event a step of j makes.
     job_event event_of(const held_job& j, job_event::kind k, wall_time at) const;
+    /// t as a delivery stamp: ms since epoch_, modulo 2^32 (it wraps every
+    /// 49.7 days; delivered_at() reads it back as an age).
     std::uint32_t delivered_ms(steady_time t) const noexcept;
+    /// When j was delivered, from its stamp and `now`: exact to the
+    /// millisecond for any delivery younger than 49.7 days.
+    steady_time delivered_at(const held_job& j, steady_time now) const noexcept;
 
     // What becomes of a copy once it is confirmed.
     struct copy_effect {
@@ -192,7 +197,7 @@ private:
     /// The lane's counts for j, which leaves them; false if j is not current.
     bool settling(const held_job& j);
     bool current(const held_job& j) const noexcept { return lanes_.current(j.lane, j.generation); }
-    steady_time deadline_of(const held_job& j) const noexcept;
+    steady_time deadline_of(const held_job& j, steady_time now) const noexcept;
 
     // copies (core_copies.cpp)
     void replace(held_job j, std::string exchange, std::string routing_key, amqp::message copy,

@@ -48,7 +48,7 @@ void consumer_core::admit(held_job j, amqp::message msg, moment now) {
         return;
     }
     j.due = accepted->due;
-    if (!backlog_check_at_) backlog_check_at_ = deadline_of(j);
+    if (!backlog_check_at_) backlog_check_at_ = deadline_of(j, now.steady);
     if (j.due <= now.wall) {
         fast_path(std::move(j), now);
         return;

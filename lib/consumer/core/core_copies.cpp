@@ -142,7 +142,7 @@ void consumer_core::copy_timers(moment now) {
             drop(take_copy(it).original, "its channel was lost while its copy was refused", now);
             continue;
         }
-        if (stopping_ || now.steady + last_pause_ + options_.copy_confirm_timeout > deadline_of(p.original)) {
+        if (stopping_ || now.steady + last_pause_ + options_.copy_confirm_timeout > deadline_of(p.original, now.steady)) {
             // No time for another round before the broker's timeout: the
             // original goes back to the queue and runs again from there.
             nack(take_copy(it).original, stopping_ ? "shutdown" : "copy-failed", now);

@@ -32,7 +32,7 @@ void consumer_core::finished(finished_job f, moment now) {
     }
     if (f.outcome->what() == job_outcome::kind::failure) ++counters_.handler_failures;
     if (!current(j)) {
-        const auto ran = now.steady - (epoch_ + std::chrono::milliseconds(j.delivered_ms));
+        const auto ran = now.steady - delivered_at(j, now.steady);
         std::string why = "its channel was lost while it ran";
         if (ran >= options_.broker_consumer_timeout)
             why += " (unacknowledged for longer than the broker's consumer_timeout: a handler that runs "
@@ -145,9 +145,8 @@ void consumer_core::drop(const held_job& j, std::string why, moment now) {
     emit(std::move(e));
 }
 
-steady_time consumer_core::deadline_of(const held_job& j) const noexcept {
-    return epoch_ + std::chrono::milliseconds(j.delivered_ms) + options_.broker_consumer_timeout -
-           options_.backlog_margin();
+steady_time consumer_core::deadline_of(const held_job& j, steady_time now) const noexcept {
+    return delivered_at(j, now) + options_.broker_consumer_timeout - options_.backlog_margin();
 }
 
 void consumer_core::give_back(std::vector<held_item> items, moment now) {
@@ -206,9 +205,17 @@ void consumer_core::emit(job_event e) {
     if (events_wanted_) actions_.push_back(action::emit{std::move(e)});
 }
 
+// Stamps wrap instead of saturating: a saturated stamp would put every
+// delivery after the 49.7th day at the same moment, long past, and give
+// every due job back at once.
 std::uint32_t consumer_core::delivered_ms(steady_time t) const noexcept {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - epoch_).count();
-    return ms <= 0 ? 0 : ms >= 0xffffffffLL ? 0xffffffffu : static_cast<std::uint32_t>(ms);
+    return ms <= 0 ? 0 : static_cast<std::uint32_t>(static_cast<std::uint64_t>(ms));
+}
+
+steady_time consumer_core::delivered_at(const held_job& j, steady_time now) const noexcept {
+    const std::uint32_t age = delivered_ms(now) - j.delivered_ms;  // modulo 2^32
+    return now - std::chrono::milliseconds(age);
 }
 
 }  // namespace tarry::detail

@@ -281,6 +281,40 @@ TEST_CASE("a held job is never given back as backlog as it falls due") {
     CHECK(h.pop());
 }
 
+TEST_CASE("fault: a consumer up for longer than 2^32 ms (49.7 days) still counts a delivery's age from its delivery") {
+    // Delivery times are kept as 32-bit milliseconds since the core began;
+    // 60 days in, a job delivered now is neither past its deadline nor
+    // given back as backlog, held or due, nor its copy given up on.
+    harness h;  // hold_horizon 2 s, consumer_timeout 5 s, margin 2 s
+    h.advance(std::chrono::hours(24 * 60));
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, 2s);
+    h.deliver(0, gen, 2, std::nullopt);
+    h.advance(1s);
+    CHECK(h.take<action::nack>().empty());
+    CHECK(h.events(job_event::kind::requeued).empty());
+    auto now_job = h.pop();
+    REQUIRE(now_job);
+    h.finish(std::move(*now_job), job_outcome::success());
+    h.advance(1500ms);
+    CHECK(h.take<action::nack>().empty());
+    auto held = h.pop();
+    REQUIRE(held);
+    h.finish(std::move(*held), job_outcome::success());
+    CHECK(h.take<action::ack>().size() == 2);
+    // And one that does wait too long is still given back in time: not
+    // before its deadline, 3 s after its delivery (consumer_timeout 5 s -
+    // margin 2 s), and before the broker's timeout.
+    h.deliver(0, gen, 3, std::nullopt);
+    std::chrono::milliseconds waited{0};
+    while (waited < 5s && h.take<action::nack>().empty()) {
+        h.advance(100ms);
+        waited += 100ms;
+    }
+    CHECK(waited >= 3s);
+    CHECK(waited < 5s);
+}
+
 TEST_CASE("validate() refuses a hold horizon that leaves less than the backlog margin") {
     subscription_options o = small_options();
     o.hold_horizon = 3500ms;  // 5 s timeout - 2 s margin = 3 s at most
