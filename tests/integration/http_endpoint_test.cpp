@@ -55,6 +55,13 @@ struct served_queue {
     std::optional<tarry::http_endpoint> endpoint;
 };
 
+/// `cfg` connecting through a relay on 127.0.0.1:port.
+amqp::connection_config through(amqp::connection_config cfg, std::uint16_t port) {
+    cfg.host = "127.0.0.1";
+    cfg.port = port;
+    return cfg;
+}
+
 double value_of(const std::string& metrics, const std::string& series) {
     const auto at = metrics.find("\n" + series + " ");
     REQUIRE_MESSAGE(at != std::string::npos, "no series " << series << " in\n" << metrics);
@@ -264,9 +271,7 @@ TEST_CASE("http: the gateway's broker unreachable: 503 and nothing sent; readyz 
     const auto cfg = config_of(url);
     auto relay = std::make_unique<tarry_test::tcp_relay>(cfg.host, cfg.effective_port());
     const auto port = relay->port();
-    auto relayed = cfg;
-    relayed.host = "127.0.0.1";
-    relayed.port = port;
+    const auto relayed = through(cfg, port);
     auto o = options_for(unique_name("http-unreachable"));
     running_consumer worker(relayed, o);
     client gateway(relayed);
@@ -383,9 +388,7 @@ TEST_CASE("http: the broker stops taking publishes mid-request, then the connect
     TARRY_REQUIRE_BROKER_DIR(dir);
     const auto cfg = config_of(url);
     tarry_test::tcp_relay relay(cfg.host, cfg.effective_port());
-    auto relayed = cfg;
-    relayed.host = "127.0.0.1";
-    relayed.port = relay.port();
+    const auto relayed = through(cfg, relay.port());
     auto o = options_for(unique_name("http-mid-request"));
     running_consumer worker(url, o);
     client gateway(relayed);
