@@ -48,19 +48,7 @@ void http_session::read_header() {
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              boost::asio::bind_executor(endpoint_->strand(),
                                                         [self = shared_from_this()](beast::error_code ec, std::size_t) {
-        if (self->endpoint_->stopped()) return;
-        // A Content-Length over the body limit is refused with the header.
-        if (ec == bhttp::error::body_limit)
-            return self->respond_error(self->body_too_large(), true);
-        if (ec == bhttp::error::header_limit)
-            return self->respond_error({413, "the request's header is larger than " +
-                                                 std::to_string(self->endpoint_->options().max_header_bytes) +
-                                                 " bytes"},
-                                       true);
-        if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout || ec == boost::asio::error::eof ||
-            ec == boost::asio::error::connection_reset || ec == boost::asio::error::operation_aborted)
-            return self->close();
-        if (ec) return self->respond_error({400, "malformed request: " + ec.message()}, true);
+        if (self->endpoint_->stopped() || self->read_failed(ec)) return;
         const auto& req = self->parser_->get();
         if (beast::iequals(req[bhttp::field::expect], "100-continue")) {
             auto cont = std::make_shared<bhttp::response<bhttp::empty_body>>(bhttp::status::continue_, req.version());
@@ -79,13 +67,7 @@ void http_session::read_body() {
     bhttp::async_read(stream_, buffer_, *parser_,
                       boost::asio::bind_executor(endpoint_->strand(),
                                                  [self = shared_from_this()](beast::error_code ec, std::size_t) {
-        if (self->endpoint_->stopped()) return;
-        if (ec == bhttp::error::body_limit)
-            return self->respond_error(self->body_too_large(), true);
-        if (ec == beast::error::timeout || ec == bhttp::error::end_of_stream || ec == boost::asio::error::eof ||
-            ec == boost::asio::error::connection_reset || ec == boost::asio::error::operation_aborted)
-            return self->close();
-        if (ec) return self->respond_error({400, "malformed request: " + ec.message()}, true);
+        if (self->endpoint_->stopped() || self->read_failed(ec)) return;
         self->stream_.expires_never();
         self->handle();
     }));
@@ -189,8 +171,26 @@ void http_session::answer_status_page() {
     });
 }
 
-http_error http_session::body_too_large() const {
-    return {413, "the request's body is larger than " + std::to_string(endpoint_->options().max_body_bytes) + " bytes"};
+// A header or body over its limit is refused (413; a Content-Length over the
+// body limit is found with the header), a request that does not parse too
+// (400); a client gone or too slow is closed on without an answer.
+bool http_session::read_failed(beast::error_code ec) {
+    if (!ec) return false;
+    if (ec == bhttp::error::body_limit) {
+        respond_error({413, "the request's body is larger than " +
+                                std::to_string(endpoint_->options().max_body_bytes) + " bytes"},
+                      true);
+    } else if (ec == bhttp::error::header_limit) {
+        respond_error({413, "the request's header is larger than " +
+                                std::to_string(endpoint_->options().max_header_bytes) + " bytes"},
+                      true);
+    } else if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout || ec == boost::asio::error::eof ||
+               ec == boost::asio::error::connection_reset || ec == boost::asio::error::operation_aborted) {
+        close();
+    } else {
+        respond_error({400, "malformed request: " + ec.message()}, true);
+    }
+    return true;
 }
 
 void http_session::respond_error(const http_error& e, bool close_after) {

@@ -35,7 +35,8 @@ private:
     void handle();
     void respond(unsigned status, const char* content_type, std::string body, bool close_after = false);
     void respond_error(const http_error& e, bool close_after = false);
-    http_error body_too_large() const;
+    /// Answers or closes after a failed read; false when ec is no failure.
+    bool read_failed(boost::beast::error_code ec);
     void written(bool close_after);
 
     // Routes that answer later.
