@@ -47,12 +47,7 @@ void parked_counts::refresh() {
     }
     channel_.reset();
     conn_->async_open_channel(via(box_, [self = shared_from_this()](std::error_code ec, amqp::channel ch) {
-        if (ec) {
-            for (auto& c : self->counts_) c.messages.reset();
-            self->refreshing_ = false;
-            self->finish();
-            return;
-        }
+        if (ec) return self->end_refresh(0);
         self->channel_ = std::move(ch);
         self->declare_next(0);
     }));
@@ -63,9 +58,7 @@ void parked_counts::refresh() {
 void parked_counts::declare_next(std::size_t i) {
     if (i == counts_.size()) {
         fetched_ = std::chrono::steady_clock::now();
-        refreshing_ = false;
-        finish();
-        return;
+        return end_refresh(i);
     }
     amqp::queue_options o;
     o.name = counts_[i].queue;
@@ -73,19 +66,20 @@ void parked_counts::declare_next(std::size_t i) {
     channel_->async_declare_queue(
         std::move(o), via(box_, [self = shared_from_this(), i](std::error_code ec, amqp::queue_info info) {
             if (ec) {
+                // With the channel closed, the rest stay unknown until the next refresh.
+                if (!self->channel_->is_open()) return self->end_refresh(i);
                 self->counts_[i].messages.reset();
-                if (!self->channel_->is_open()) {
-                    // The rest stay unknown until the next refresh.
-                    for (std::size_t k = i + 1; k < self->counts_.size(); ++k) self->counts_[k].messages.reset();
-                    self->refreshing_ = false;
-                    self->finish();
-                    return;
-                }
             } else {
                 self->counts_[i].messages = info.message_count;
             }
             self->declare_next(i + 1);
         }));
+}
+
+void parked_counts::end_refresh(std::size_t unknown_from) {
+    for (std::size_t k = unknown_from; k < counts_.size(); ++k) counts_[k].messages.reset();
+    refreshing_ = false;
+    finish();
 }
 
 void parked_counts::finish() {

@@ -39,6 +39,9 @@ public:
 private:
     void refresh();
     void declare_next(std::size_t i);
+    /// The refresh is over; counts from `unknown_from` on are unknown.
+    void end_refresh(std::size_t unknown_from);
+    /// Answers whoever waits with the counts as they are.
     void finish();
 
     amqp::connection* conn_;
