@@ -1,6 +1,7 @@
 // Shared pieces of bench/consumer_bench (see consumer_bench_support.hpp).
 #include "consumer_bench_support.hpp"
 
+#include "tarry/amqp/url.hpp"
 #include "tarry/parking/wait_ladder.hpp"
 
 #include <boost/asio/use_future.hpp>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 
@@ -21,6 +23,23 @@ namespace cbench {
 using boost::asio::use_future;
 
 void die(const std::string& what) { throw failure(what); }
+
+context context_from_env() {
+    const char* url = std::getenv("TARRY_TEST_AMQP_URL");
+    if (!url) die("TARRY_TEST_AMQP_URL is not set (make bench starts a broker)");
+    const auto parsed = tarry::amqp::parse_url(url);
+    if (parsed.error) die("bad TARRY_TEST_AMQP_URL: " + parsed.detail);
+    context cx;
+    cx.url = url;
+    cx.config = parsed.config;
+    return cx;
+}
+
+std::size_t number_arg(int argc, char** argv, const char* name, std::size_t fallback) {
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], name) == 0) return std::strtoull(argv[i + 1], nullptr, 10);
+    return fallback;
+}
 
 void check(std::error_code ec, const std::string& what) {
     if (ec) die(what + ": " + ec.message());

@@ -49,6 +49,12 @@ struct context {
     std::size_t channels = 0; ///< the consumer's lanes (0 = its default)
 };
 
+/// The broker of TARRY_TEST_AMQP_URL (scripts/run-bench sets it); dies
+/// when it is unset or not an AMQP URL.
+context context_from_env();
+/// The value of `--name N` in argv, or `fallback`.
+std::size_t number_arg(int argc, char** argv, const char* name, std::size_t fallback);
+
 /// One connection on its own I/O thread, with one open channel.
 struct endpoint {
     explicit endpoint(const amqp::connection_config& cfg);

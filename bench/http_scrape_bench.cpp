@@ -49,24 +49,12 @@ private:
     boost::beast::flat_buffer buffer_;
 };
 
-std::size_t number_arg(int argc, char** argv, const char* name, std::size_t fallback) {
-    for (int i = 1; i + 1 < argc; ++i)
-        if (std::strcmp(argv[i], name) == 0) return std::strtoull(argv[i + 1], nullptr, 10);
-    return fallback;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
-    const char* url = std::getenv("TARRY_TEST_AMQP_URL");
-    if (!url) die("TARRY_TEST_AMQP_URL is not set (make bench starts a broker)");
     const std::size_t held = number_arg(argc, argv, "--held", 100000);
     const std::size_t rounds = number_arg(argc, argv, "--rounds", 200);
-    const auto parsed = tarry::amqp::parse_url(url);
-    if (parsed.error) die("bad TARRY_TEST_AMQP_URL: " + parsed.detail);
-    context cx;
-    cx.url = url;
-    cx.config = parsed.config;
+    const context cx = context_from_env();
 
     endpoint broker(cx.config);
     auto o = options_for(cx, fresh_queue_name("http-scrape"));

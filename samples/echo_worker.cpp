@@ -34,7 +34,9 @@
 // Events: {"event":"ready","queue":Q} once consuming, then per job
 //   {"event":"run","id":ID,"due":EPOCH_S,"at":EPOCH_S,"attempt":N}
 // and likewise "succeeded", "parked" and "retry" (with "next_due"), "dead",
-// "requeued", "dropped", "failed" and "abandoned" (with "reason"). Every line
+// "requeued", "dropped", "failed", "abandoned" and "cancelled" (with
+// "reason"; a job cancelled while it ran: "cancel_requested":true, on
+// "succeeded" too). Every line
 // is valid JSON (UTF-8): each byte of an id or reason that is not
 // well-formed UTF-8 (a message_id may hold any bytes) is written \ufffd.
 // Lines are written and flushed as the events happen: a reader that stops
@@ -86,6 +88,7 @@ std::string json_of(const tarry::job_event& e) {
                     ",\"attempt\":" + std::to_string(e.attempt);
     if (!e.reason.empty()) s += ",\"reason\":" + json_string(e.reason);
     if (e.next_due) s += ",\"next_due\":" + epoch_text(*e.next_due);
+    if (e.cancel_requested) s += ",\"cancel_requested\":true";
     return s + "}";
 }
 

@@ -16,5 +16,6 @@ struct command {
 };
 
 int publish_command(int argc, char** argv);
+int job_command(int argc, char** argv);
 
 }  // namespace cli

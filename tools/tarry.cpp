@@ -19,6 +19,7 @@ namespace {
 /// The commands, in the order --help lists them.
 constexpr cli::command commands[] = {
     {"publish", "publish one job and wait for the broker's confirm", cli::publish_command},
+    {"job", "cancel or reschedule a job by its id (tarry job --help)", cli::job_command},
 };
 
 void print_usage(std::FILE* to) {

@@ -13,6 +13,8 @@ const char* to_string(connection_event::kind k) noexcept {
         case connection_event::kind::closed: return "closed";
         case connection_event::kind::subscribe_failed: return "subscribe_failed";
         case connection_event::kind::lane_change_failed: return "lane_change_failed";
+        case connection_event::kind::control_attached: return "control_attached";
+        case connection_event::kind::control_failed: return "control_failed";
     }
     return "unknown";
 }
@@ -37,6 +39,8 @@ std::string connection_event::text() const {
         case kind::subscribe_failed:
             return with_detail(("subscribe failed, retrying in " + std::to_string(delay.count()) + " ms").c_str());
         case kind::lane_change_failed: return with_detail("lane change failed");
+        case kind::control_attached: return line + "control stream read up to its end: cancels apply";
+        case kind::control_failed: return with_detail("control stream");
     }
     return line + tarry::to_string(what);
 }

@@ -2,6 +2,8 @@
 // small value helpers it declares.
 #include "consumer_impl.hpp"
 
+#include "tarry/control/tombstone_table.hpp"
+
 #include <boost/asio/associated_executor.hpp>
 
 namespace tarry {
@@ -65,6 +67,12 @@ const amqp::field_table& job::headers() const noexcept {
     return message.properties.headers ? *message.properties.headers : none;
 }
 
+bool job::cancel_requested() const {
+    const auto i = id();
+    return tombstones != nullptr && !tombstones->empty() && !i.empty() &&
+           tombstones->covers(i, generation, std::chrono::system_clock::now());
+}
+
 std::string_view job::id() const noexcept {
     return message.properties.message_id ? std::string_view(*message.properties.message_id)
                                          : std::string_view();
@@ -81,6 +89,7 @@ const char* to_string(job_event::kind k) noexcept {
         case job_event::kind::dropped: return "dropped";
         case job_event::kind::failed: return "failed";
         case job_event::kind::abandoned: return "abandoned";
+        case job_event::kind::cancelled: return "cancelled";
     }
     return "unknown";
 }

@@ -205,6 +205,9 @@ void consumer::impl::on_open() {
 
 asio::awaitable<void> consumer::impl::subscribe() {
     amqp::diagnostics d = co_await declare_topology();
+    // Cancels first: a job admitted before the stream is read up to its end
+    // could run although a tombstone covers it.
+    if (!d.code && control_) co_await control_->attach();
     if (!d.code && core_.stopping()) d = {make_error_code(amqp::errc::operation_cancelled), "stopping", {}};
     subscribing_ = false;
     if (!d.code) {

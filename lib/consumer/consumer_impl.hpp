@@ -12,10 +12,12 @@
 #pragma once
 
 #include "consumer_workers.hpp"
+#include "control_reader.hpp"
 #include "core/consumer_core.hpp"
 #include "health_state.hpp"
 #include "ping_relay.hpp"
 #include "recent_dead_letters.hpp"
+#include "tombstone_oracle.hpp"
 
 #include "tarry/amqp/channel.hpp"
 #include "tarry/amqp/connection.hpp"
@@ -116,6 +118,11 @@ private:
     // resource alarm, and the acks of other jobs must not wait behind it.
     amqp::connection copies_conn_;
     publisher publisher_;
+    // The live tombstones (null when read_control_stream is off), the core's
+    // view of them, and the reader that fills them.
+    const std::shared_ptr<control::tombstone_table> tombstones_;
+    const detail::tombstone_oracle cancels_;
+    const std::shared_ptr<detail::control_reader> control_;
     delay_queue<detail::held_job> held_;
     detail::delay_queue_store<steady_clock_source> store_;
     detail::consumer_core core_;

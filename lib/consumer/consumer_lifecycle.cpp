@@ -77,6 +77,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
       conn_(executor_, config_,
             connection_hooks_of([this](const connection_event& e) { tell(e); }, false, [this] { on_open(); },
                                 [this](const std::string& why) {
+                                    if (control_) control_->detached();
                                     core_.connection_lost(why, now());
                                     execute();
                                 })),
@@ -86,9 +87,21 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                        [this] { note({connection_event::kind::connected, true, {}, {}, 0}); },
                                        nullptr)),
       publisher_(copies_conn_),
+      tombstones_(options_.read_control_stream
+                      ? std::make_shared<control::tombstone_table>(options_.tombstone_retention)
+                      : nullptr),
+      cancels_(tombstones_.get()),
+      control_(tombstones_ ? std::make_shared<detail::control_reader>(
+                                 conn_, publisher_, detail::control_reader::settings{options_.queue}, tombstones_,
+                                 [this](bool attached, const std::string& detail) {
+                                     using kind = connection_event::kind;
+                                     tell({attached ? kind::control_attached : kind::control_failed, false,
+                                           detail, {}, 0});
+                                 })
+                           : nullptr),
       store_(held_),
       core_(options_, store_, *counters_, retry::make_random_source(options_.retry_seed),
-            std::chrono::steady_clock::now(), static_cast<bool>(hooks_.on_event)),
+            std::chrono::steady_clock::now(), static_cast<bool>(hooks_.on_event), &cancels_),
       channels_(core_.lanes().size()),
       workers_context_(std::make_shared<detail::worker_context>(
           std::move(handler), options_.is_permanent, hooks_.on_event, counters_, core_.lanes().generations(),
@@ -96,7 +109,8 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
               asio::post(executor_, [w = weak_from_this()] {
                   if (auto s = w.lock()) s->settle_finished();
               });
-          })),
+          },
+          tombstones_)),
       timer_(executor_),
       pings_(std::make_shared<detail::ping_relay>(executor_, own_io_ == nullptr)) {}
 
@@ -173,6 +187,7 @@ void consumer::impl::stop() {
     };
     // 1. No new deliveries: every consumer is cancelled.
     on_io_thread([this] {
+        if (control_) control_->close();
         core_.stop(now());
         execute();
     }, grace_ends);
@@ -242,6 +257,7 @@ consumer_stats consumer::impl::stats() const {
     s.copy_failures = c.copy_failures;
     s.late_confirms = c.late_confirms;
     s.abandoned = c.abandoned;
+    s.cancelled = c.cancelled;
     s.channel_losses = c.channel_losses;
     s.lane_changes = c.lane_changes;
     s.held = held_.size();

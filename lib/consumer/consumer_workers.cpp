@@ -1,5 +1,6 @@
 #include "consumer_workers.hpp"
 
+#include "tarry/contract/schedule_headers.hpp"
 #include "tarry/schedule/worker_pool.hpp"
 
 namespace tarry::detail {
@@ -7,13 +8,15 @@ namespace tarry::detail {
 worker_context::worker_context(job_handler handler, std::function<bool(const std::exception_ptr&)> is_permanent,
                                std::function<void(const job_event&)> on_event,
                                std::shared_ptr<core_counters> counters,
-                               std::shared_ptr<const lane_generations> generations, std::function<void()> deliver)
+                               std::shared_ptr<const lane_generations> generations, std::function<void()> deliver,
+                               std::shared_ptr<const control::tombstone_table> tombstones)
     : handler_(std::move(handler)),
       is_permanent_(std::move(is_permanent)),
       on_event_(std::move(on_event)),
       counters_(std::move(counters)),
       generations_(std::move(generations)),
-      deliver_(std::move(deliver)) {}
+      deliver_(std::move(deliver)),
+      tombstones_(std::move(tombstones)) {}
 
 void worker_context::run(held_item& item) {
     finished_job f{std::move(item.value), finished_job::result::ran, std::nullopt, {}};
@@ -33,7 +36,16 @@ void worker_context::run(held_item& item) {
     // A job due at arrival was kept as decoded; a held one is unpacked now.
     std::optional<amqp::message> unpacked;
     const amqp::message& msg = j.msg.kept() ? *j.msg.kept() : unpacked.emplace(j.msg.unpack());
-    job_event run{job_event::kind::run, {}, j.due, f.started, j.attempt, {}, {}};
+    // Checked again at release: a tombstone read while it was held.
+    const bool checking = tombstones_ && !tombstones_->empty();
+    const std::uint64_t generation = checking ? contract::read_generation(msg.properties) : 0;
+    if (checking && msg.properties.message_id &&
+        tombstones_->covers(*msg.properties.message_id, generation, f.started)) {
+        f.what = finished_job::result::cancelled;
+        hand_back(std::move(f));
+        return;
+    }
+    job_event run{job_event::kind::run, {}, j.due, f.started, j.attempt, {}, {}, false};
     if (msg.properties.message_id) run.id = *msg.properties.message_id;
     std::uint64_t id = 0;
     {
@@ -47,7 +59,9 @@ void worker_context::run(held_item& item) {
     emit(run);
     const auto began = std::chrono::steady_clock::now();
     try {
-        const tarry::job view{msg, j.due, f.started, j.attempt, j.redelivered};
+        const tarry::job view{msg,          j.due, f.started, j.attempt, j.redelivered,
+                              checking ? generation : contract::read_generation(msg.properties),
+                              tombstones_.get()};
         f.outcome = handler_(view);
     } catch (...) {
         f.outcome = outcome_of(std::current_exception());

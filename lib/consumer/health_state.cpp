@@ -28,6 +28,8 @@ void health_state::event(const connection_event& e) {
         case kind::subscribe_failed: subscribe_failure = e.text(); break;
         case kind::reconnecting:        // `down` keeps why it went
         case kind::lane_change_failed:  // the old lane goes on
+        case kind::control_attached:    // jobs flow with or without the control stream
+        case kind::control_failed:
             break;
     }
 }

@@ -1,6 +1,8 @@
 // Defaults derived from subscription_options, and their validation.
 #include "tarry/consumer/subscription_options.hpp"
 
+#include "tarry/control/tombstone.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -107,6 +109,10 @@ std::optional<option_problem> validate(const subscription_options& o) {
     if (o.republish_backoff.kind != retry::shape::custom && o.republish_backoff.base.count() <= 0)
         return problem("republish_backoff: the pause must be positive, or a refused copy is retried at once, "
                "over and over");
+    if (o.tombstone_retention.count() <= 0 || o.tombstone_retention > control::stream_max_age)
+        return problem("tombstone_retention (" + ms(o.tombstone_retention) +
+                       ") must be positive and at most the control stream's x-max-age (" +
+                       ms(control::stream_max_age) + ")");
     return std::nullopt;
 }
 

@@ -2,6 +2,7 @@
 // writing the headers tarry sets; see tarry/contract/schedule_headers.hpp.
 #include "contract_detail.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -211,6 +212,18 @@ std::uint32_t read_attempt(const wire::basic_properties& props) noexcept {
     const auto n = v ? wire::integer_of(*v) : std::nullopt;
     if (!n || *n < 1 || std::cmp_greater(*n, std::numeric_limits<std::uint32_t>::max())) return 1;
     return static_cast<std::uint32_t>(*n);
+}
+
+std::uint64_t read_generation(const wire::basic_properties& props) noexcept {
+    const wire::field_value* v = props.headers ? props.headers->find(generation_header) : nullptr;
+    const auto n = v ? wire::integer_of(*v) : std::nullopt;
+    return n && *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
+}
+
+void write_generation(wire::basic_properties& props, std::uint64_t generation) {
+    if (!props.headers) props.headers.emplace();
+    const auto g = std::min<std::uint64_t>(generation, std::numeric_limits<std::int64_t>::max());
+    props.headers->set(std::string(generation_header), static_cast<std::int64_t>(g));
 }
 
 }  // namespace tarry::contract

@@ -8,6 +8,8 @@
 
 #include "utf8_text.hpp"
 
+#include "tarry/publisher/publish_error.hpp"
+
 #include <boost/json/array.hpp>
 #include <boost/json/error.hpp>
 #include <boost/json/monotonic_resource.hpp>
@@ -38,10 +40,11 @@ http_error bad(const std::string& where, std::string_view what) {
     return http_error{400, where + ": " + std::string(what)};
 }
 
-std::string where_of(std::size_t index, std::string_view field = {}) {
-    std::string w = "messages[" + std::to_string(index) + "]";
-    if (!field.empty()) w += "." + std::string(field);
-    return w;
+// Where a field is: `at` names the message ("messages[3]" in a publish,
+// "" for a reschedule's body, which is the message itself).
+std::string where_of(const std::string& at, std::string_view field = {}) {
+    if (field.empty()) return at.empty() ? "the body" : at;
+    return at.empty() ? std::string(field) : at + "." + std::string(field);
 }
 
 // A JSON number as a double; nothing for any other kind.
@@ -91,21 +94,21 @@ bool reserved_header(std::string_view name) {
     return n == "perform_job_at" || n == "x-delay" || n.starts_with("x-tarry-");
 }
 
-std::optional<http_error> read_body(const json::value& v, std::size_t index, gateway_message& m) {
+std::optional<http_error> read_body(const json::value& v, const std::string& at, gateway_message& m) {
     if (const auto* s = v.if_string()) {
         m.body.assign(s->data(), s->size());
         return std::nullopt;
     }
     if (has_non_finite(v))
-        return bad(where_of(index, "body"), "holds a number too large for JSON (no infinity)");
+        return bad(where_of(at, "body"), "holds a number too large for JSON (no infinity)");
     m.body = json::serialize(v);
     m.body_is_json = true;
     return std::nullopt;
 }
 
-std::optional<http_error> read_delay(const json::value& v, std::size_t index, const gateway_limits& limits,
+std::optional<http_error> read_delay(const json::value& v, const std::string& at, const gateway_limits& limits,
                                      gateway_message& m) {
-    const std::string where = where_of(index, "delay");
+    const std::string where = where_of(at, "delay");
     const auto s = number_of(v);
     if (!s || !std::isfinite(*s) || *s < 0) return bad(where, "must be a number of seconds >= 0");
     if (*s > max_seconds) return bad(where, "must be at most 100 years (3155760000 s)");
@@ -120,8 +123,8 @@ std::optional<http_error> read_delay(const json::value& v, std::size_t index, co
     return std::nullopt;
 }
 
-std::optional<http_error> read_ttl(const json::value& v, std::size_t index, gateway_message& m) {
-    const std::string where = where_of(index, "ttl");
+std::optional<http_error> read_ttl(const json::value& v, const std::string& at, gateway_message& m) {
+    const std::string where = where_of(at, "ttl");
     const auto s = number_of(v);
     if (!s || !std::isfinite(*s) || *s <= 0) return bad(where, "must be a number of seconds > 0");
     if (*s > max_seconds) return bad(where, "must be at most 100 years (3155760000 s)");
@@ -129,14 +132,14 @@ std::optional<http_error> read_ttl(const json::value& v, std::size_t index, gate
     return std::nullopt;
 }
 
-std::optional<http_error> read_headers(const json::value& v, std::size_t index, gateway_message& m) {
+std::optional<http_error> read_headers(const json::value& v, const std::string& at, gateway_message& m) {
     const auto* headers = v.if_object();
-    if (!headers) return bad(where_of(index, "headers"), "must be an object");
+    if (!headers) return bad(where_of(at, "headers"), "must be an object");
     for (const auto& kv : *headers) {
         const std::string_view name(kv.key().data(), kv.key().size());
         if (name.empty() || name.size() > max_short_string)
-            return bad(where_of(index, "headers"), "a header name must be 1 to 255 bytes");
-        const std::string where = where_of(index, "headers.") + excerpt(name);
+            return bad(where_of(at, "headers"), "a header name must be 1 to 255 bytes");
+        const std::string where = where_of(at, "headers.") + excerpt(name);
         if (reserved_header(name))
             return bad(where, "reserved: the gateway sets the schedule, and x-tarry-* are tarry's own");
         const json::value& x = kv.value();
@@ -157,18 +160,18 @@ std::optional<http_error> read_headers(const json::value& v, std::size_t index, 
     return std::nullopt;
 }
 
-std::optional<http_error> read_id(const json::value& v, std::size_t index, gateway_message& m) {
+std::optional<http_error> read_id(const json::value& v, const std::string& at, gateway_message& m) {
     const auto* id = v.if_string();
     if (!id || id->empty() || id->size() > max_short_string)
-        return bad(where_of(index, "id"), "must be a string of 1 to 255 bytes");
+        return bad(where_of(at, "id"), "must be a string of 1 to 255 bytes");
     m.id = std::string(id->data(), id->size());
     return std::nullopt;
 }
 
-std::variant<gateway_message, http_error> read_message(const json::value& v, std::size_t index,
+std::variant<gateway_message, http_error> read_message(const json::value& v, const std::string& at,
                                                        const gateway_limits& limits) {
     const auto* fields = v.if_object();
-    if (!fields) return bad(where_of(index), "must be an object");
+    if (!fields) return bad(where_of(at), "must be an object");
     gateway_message m;
     bool has_body = false;
     for (const auto& kv : *fields) {
@@ -176,26 +179,28 @@ std::variant<gateway_message, http_error> read_message(const json::value& v, std
         std::optional<http_error> e;
         if (name == "body") {
             has_body = true;
-            e = read_body(kv.value(), index, m);
+            e = read_body(kv.value(), at, m);
         } else if (name == "delay") {
-            e = read_delay(kv.value(), index, limits, m);
+            e = read_delay(kv.value(), at, limits, m);
         } else if (name == "ttl") {
-            e = read_ttl(kv.value(), index, m);
+            e = read_ttl(kv.value(), at, m);
         } else if (name == "headers") {
-            e = read_headers(kv.value(), index, m);
+            e = read_headers(kv.value(), at, m);
         } else if (name == "id") {
-            e = read_id(kv.value(), index, m);
+            e = read_id(kv.value(), at, m);
         } else {
-            e = bad(where_of(index, excerpt(name)), "unknown field (body, delay, ttl, headers, id)");
+            e = bad(where_of(at, excerpt(name)), "unknown field (body, delay, ttl, headers, id)");
         }
         if (e) return *e;
     }
-    if (!has_body) return bad(where_of(index, "body"), "missing");
+    if (!has_body) return bad(where_of(at, "body"), "missing");
     return m;
 }
 
-std::variant<json::value, http_error> parse_document(std::string_view body, json::monotonic_resource& memory) {
-    if (body.empty()) return http_error{400, "the body is empty: expected {\"messages\":[...]}"};
+// `expected` says what the body should be, for an empty one.
+std::variant<json::value, http_error> parse_document(std::string_view body, json::monotonic_resource& memory,
+                                                     const char* expected) {
+    if (body.empty()) return http_error{400, std::string("the body is empty: expected ") + expected};
     json::parse_options options;
     options.max_depth = max_depth;
     json::parser parser(json::storage_ptr(), options);
@@ -214,7 +219,7 @@ std::variant<json::value, http_error> parse_document(std::string_view body, json
 std::variant<std::vector<gateway_message>, http_error> parse_gateway_request(std::string_view body,
                                                                              const gateway_limits& limits) {
     json::monotonic_resource memory;
-    auto parsed = parse_document(body, memory);
+    auto parsed = parse_document(body, memory, "{\"messages\":[...]}");
     if (auto* e = std::get_if<http_error>(&parsed)) return std::move(*e);
     const auto* document = std::get<json::value>(parsed).if_object();
     if (!document) return http_error{400, "the body must be a JSON object: {\"messages\":[...]}"};
@@ -233,11 +238,38 @@ std::variant<std::vector<gateway_message>, http_error> parse_gateway_request(std
     std::vector<gateway_message> out;
     out.reserve(messages->size());
     for (std::size_t i = 0; i < messages->size(); ++i) {
-        auto m = read_message((*messages)[i], i, limits);
+        auto m = read_message((*messages)[i], "messages[" + std::to_string(i) + "]", limits);
         if (auto* e = std::get_if<http_error>(&m)) return std::move(*e);
         out.push_back(std::move(std::get<gateway_message>(m)));
     }
     return out;
+}
+
+std::variant<gateway_message, http_error> parse_reschedule_request(std::string_view body, std::string_view job_id,
+                                                                   const gateway_limits& limits) {
+    json::monotonic_resource memory;
+    auto parsed = parse_document(body, memory, "{\"body\":...}");
+    if (auto* e = std::get_if<http_error>(&parsed)) return std::move(*e);
+    auto m = read_message(std::get<json::value>(parsed), "", limits);
+    if (auto* e = std::get_if<http_error>(&m)) return std::move(*e);
+    auto& message = std::get<gateway_message>(m);
+    if (message.id && *message.id != job_id) return bad("id", "must be the path's job id, or left out");
+    message.id = std::string(job_id);
+    return m;
+}
+
+gateway_response command_response_of(const publish_result& r) {
+    if (!r.error) {
+        json::object body;
+        body["id"] = valid_utf8(r.id);
+        return {200, json::serialize(body)};
+    }
+    const std::string why = r.message.empty() ? r.error.message() : r.message;
+    unsigned status = 502;
+    if (r.error == std::errc::timed_out) status = 504;
+    else if (r.error == amqp::errc::invalid_argument || r.error.category() == publish_category()) status = 400;
+    if (r.error == publish_errc::unroutable) status = 502;
+    return {status, error_json({status, why})};
 }
 
 gateway_response gateway_response_of(std::span<const publish_result> results) {

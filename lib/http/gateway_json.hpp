@@ -40,6 +40,13 @@ struct gateway_limits {
 std::variant<std::vector<gateway_message>, http_error> parse_gateway_request(std::string_view body,
                                                                              const gateway_limits& limits);
 
+/// The body of PUT /v1/queues/{q}/messages/{id}, a reschedule: one message
+/// object, {"body":…,"delay":S,"ttl":S,"headers":{…}}, read as a message
+/// of a publish is ("id", if given, must be `job_id`); its id is `job_id`.
+/// Problems are a 400 naming the field ("delay: ...").
+std::variant<gateway_message, http_error> parse_reschedule_request(std::string_view body, std::string_view job_id,
+                                                                   const gateway_limits& limits);
+
 /// What came of one message's publish.
 struct publish_result {
     std::string id;        ///< its message_id
@@ -54,5 +61,11 @@ struct gateway_response {
     std::string body;
 };
 gateway_response gateway_response_of(std::span<const publish_result> results);
+
+/// The answer to a cancel or a reschedule: 200 {"id":…} once confirmed;
+/// 504 when not confirmed in time (it may still land); 400 for what the
+/// publisher refused before sending; 502 for what the broker refused or a
+/// connection lost on the way ({"error":…} naming why).
+gateway_response command_response_of(const publish_result& result);
 
 }  // namespace tarry::http_detail

@@ -18,6 +18,8 @@ namespace {
 
 constexpr const char* allow_get = "GET, HEAD";
 constexpr const char* allow_post = "POST";
+constexpr const char* allow_job = "PUT, DELETE";
+constexpr std::size_t max_job_id = 255;  // a message_id is a shortstr
 
 struct fixed_route {
     std::string_view path;
@@ -31,16 +33,30 @@ constexpr std::array<fixed_route, 5> get_routes = {{
     {"/", route_kind::status_page},
 }};
 
-// "/v1/queues/{queue}/messages": the queue segment, still encoded.
-std::optional<std::string_view> publish_queue_segment(std::string_view path) {
+// "/v1/queues/{queue}/messages[/{id}]": the queue segment and the id
+// segment (empty for the collection), still encoded.
+struct message_path {
+    std::string_view queue;
+    std::string_view id;
+    bool one = false;  // /messages/{id}
+};
+std::optional<message_path> message_segments(std::string_view path) {
     constexpr std::string_view prefix = "/v1/queues/";
-    constexpr std::string_view suffix = "/messages";
-    if (!path.starts_with(prefix) || !path.ends_with(suffix)) return std::nullopt;
-    if (path.size() < prefix.size() + suffix.size()) return std::nullopt;
-    const std::string_view segment =
-        path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
-    if (segment.empty() || segment.find('/') != std::string_view::npos) return std::nullopt;
-    return segment;
+    constexpr std::string_view middle = "/messages";
+    if (!path.starts_with(prefix)) return std::nullopt;
+    path.remove_prefix(prefix.size());
+    const std::size_t slash = path.find('/');
+    if (slash == 0 || slash == std::string_view::npos) return std::nullopt;
+    message_path m;
+    m.queue = path.substr(0, slash);
+    path.remove_prefix(slash);
+    if (!path.starts_with(middle)) return std::nullopt;
+    path.remove_prefix(middle.size());
+    if (path.empty()) return m;
+    if (path[0] != '/' || path.size() == 1 || path.find('/', 1) != std::string_view::npos) return std::nullopt;
+    m.id = path.substr(1);
+    m.one = true;
+    return m;
 }
 
 char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -83,14 +99,25 @@ route route_of(std::string_view method, std::string_view target, std::string_vie
         }
         return r;
     }
-    if (const auto segment = publish_queue_segment(path)) {
-        const auto decoded = amqp::percent_decode(*segment);
-        if (decoded && *decoded == queue) {
+    if (const auto m = message_segments(path)) {
+        const auto decoded = amqp::percent_decode(m->queue);
+        if (decoded && *decoded == queue && !m->one) {
             if (method == "POST") {
                 r.kind = route_kind::publish;
             } else {
                 r.kind = route_kind::method_not_allowed;
                 r.allow = allow_post;
+            }
+            return r;
+        }
+        const auto id = m->one ? amqp::percent_decode(m->id) : std::nullopt;
+        if (decoded && *decoded == queue && id && !id->empty() && id->size() <= max_job_id) {
+            if (method == "DELETE" || method == "PUT") {
+                r.kind = method == "PUT" ? route_kind::reschedule : route_kind::cancel;
+                r.job_id = *id;
+            } else {
+                r.kind = route_kind::method_not_allowed;
+                r.allow = allow_job;
             }
             return r;
         }

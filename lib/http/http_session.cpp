@@ -93,6 +93,9 @@ void http_session::handle() {
             return answer_jobs(r.query);
         case route_kind::publish:
             return answer_publish();
+        case route_kind::cancel:
+        case route_kind::reschedule:
+            return answer_job_command(r);
         case route_kind::status_page:
             return answer_status_page();
         case route_kind::method_not_allowed: {
@@ -127,7 +130,7 @@ void http_session::answer_jobs(const std::string& query) {
     });
 }
 
-void http_session::answer_publish() {
+publish_gateway* http_session::authorized_gateway() {
     const auto& req = parser_->get();
     std::optional<std::string_view> authorization;
     if (auto it = req.find(bhttp::field::authorization); it != req.end()) authorization = it->value();
@@ -137,20 +140,52 @@ void http_session::answer_publish() {
         case auth_result::missing: {
             respond_error({401, "publishing needs 'Authorization: Bearer TOKEN'"});
             response_->set(bhttp::field::www_authenticate, "Bearer");
-            return;
+            return nullptr;
         }
         case auth_result::wrong:
-            return respond_error({403, "the token is not the endpoint's"});
+            respond_error({403, "the token is not the endpoint's"});
+            return nullptr;
         case auth_result::not_configured:
-            return respond_error({403, "this endpoint was started without a token: it publishes nothing"});
+            respond_error({403, "this endpoint was started without a token: it publishes nothing"});
+            return nullptr;
     }
     auto* gateway = endpoint_->gateway();
-    if (!gateway) return respond_error({503, "this endpoint has no connection to publish on"});
-    const auto& sub = endpoint_->served().options();
+    if (!gateway) respond_error({503, "this endpoint has no connection to publish on"});
+    return gateway;
+}
+
+gateway_limits http_session::limits() const {
     gateway_limits limits;
     limits.max_messages = endpoint_->options().max_messages;
-    limits.max_delay = sub.max_delay;
-    auto parsed = parse_gateway_request(req.body(), limits);
+    limits.max_delay = endpoint_->served().options().max_delay;
+    return limits;
+}
+
+void http_session::answer_job_command(const route& r) {
+    auto* gateway = authorized_gateway();
+    if (!gateway) return;
+    std::optional<gateway_message> copy;
+    if (r.kind == route_kind::reschedule) {
+        auto parsed = parse_reschedule_request(parser_->get().body(), r.job_id, limits());
+        if (auto* e = std::get_if<http_error>(&parsed)) return respond_error(*e);
+        copy = std::move(std::get<gateway_message>(parsed));
+    }
+    if (!gateway->available()) return respond_error({503, "the broker is not reachable now: nothing was sent"});
+    auto done = [self = shared_from_this()](std::vector<publish_result> results) {
+        if (self->endpoint_->stopped()) return;
+        auto answer = command_response_of(results.at(0));
+        self->respond(answer.status, json_type, std::move(answer.body));
+    };
+    const auto timeout = endpoint_->options().request_timeout;
+    if (copy) gateway->reschedule(std::move(*copy), timeout, std::move(done));
+    else gateway->cancel(r.job_id, timeout, std::move(done));
+}
+
+void http_session::answer_publish() {
+    const auto& req = parser_->get();
+    auto* gateway = authorized_gateway();
+    if (!gateway) return;
+    auto parsed = parse_gateway_request(req.body(), limits());
     if (auto* e = std::get_if<http_error>(&parsed)) return respond_error(*e);
     if (!gateway->available()) return respond_error({503, "the broker is not reachable now: nothing was sent"});
     gateway->publish(std::move(std::get<std::vector<gateway_message>>(parsed)), endpoint_->options().request_timeout,

@@ -5,6 +5,7 @@
 
 #include "endpoint_impl.hpp"
 #include "http_error.hpp"
+#include "http_routes.hpp"
 
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -43,6 +44,12 @@ private:
     void answer_healthz();
     void answer_jobs(const std::string& query);
     void answer_publish();
+    /// DELETE (cancel) or PUT (reschedule) of one job.
+    void answer_job_command(const route& r);
+    /// The gateway when the request may publish; else nothing, the refusal
+    /// answered (401, 403, 503).
+    publish_gateway* authorized_gateway();
+    gateway_limits limits() const;
     void answer_status_page();
 
     std::shared_ptr<http_endpoint::impl> endpoint_;

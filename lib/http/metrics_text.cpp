@@ -136,7 +136,7 @@ struct counter {
 };
 
 // The counters without a reason label, in the order of docs/http.md.
-constexpr std::array<counter, 6> job_counters = {{
+constexpr std::array<counter, 7> job_counters = {{
     {"tarry_jobs_received_total", "Deliveries taken from the queue.", &consumer_stats::received},
     {"tarry_jobs_started_total", "Handler calls: jobs started.", &consumer_stats::started},
     {"tarry_jobs_succeeded_total", "Jobs whose handler succeeded (the ack was sent).",
@@ -147,6 +147,8 @@ constexpr std::array<counter, 6> job_counters = {{
      &consumer_stats::retried},
     {"tarry_jobs_parked_total", "Jobs parked in a wait queue: the copy confirmed, the original acked.",
      &consumer_stats::parked},
+    {"tarry_jobs_cancelled_total", "Jobs acked without running (or not retried) because a tombstone covers them.",
+     &consumer_stats::cancelled},
 }};
 constexpr std::array<counter, 5> delivery_counters = {{
     {"tarry_jobs_dropped_total",

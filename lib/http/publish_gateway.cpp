@@ -33,6 +33,8 @@ amqp::message message_of(gateway_message& m, const std::string& id) {
     return msg;
 }
 
+}  // namespace
+
 // One request's publishes: results filled in as they complete, answered
 // once, when the last completes or the time runs out.
 struct request_state {
@@ -52,8 +54,6 @@ struct request_state {
     }
 };
 
-}  // namespace
-
 publish_gateway::publish_gateway(amqp::connection& conn, std::string queue,
                                  std::chrono::milliseconds default_delay,
                                  std::optional<std::chrono::milliseconds> max_delay, std::shared_ptr<mailbox> box,
@@ -61,12 +61,13 @@ publish_gateway::publish_gateway(amqp::connection& conn, std::string queue,
     : conn_(conn), queue_(std::move(queue)), default_delay_(default_delay),
       publisher_(conn, options_with(max_delay)), box_(std::move(box)), strand_(strand) {}
 
-void publish_gateway::publish(std::vector<gateway_message> messages, std::chrono::milliseconds timeout,
-                              answer done) {
+std::shared_ptr<request_state> publish_gateway::start(std::size_t operations, std::chrono::milliseconds timeout,
+                                                      answer done) {
     auto state = std::make_shared<request_state>(strand_);
     state->done = std::move(done);
-    state->outstanding = messages.size();
-    state->results.resize(messages.size());
+    state->outstanding = operations;
+    state->results.resize(operations);
+    state->diags.resize(operations);
     const std::string not_confirmed =
         "not confirmed within " + std::to_string(timeout.count()) + " ms (it may still arrive)";
     for (auto& r : state->results) {
@@ -77,22 +78,47 @@ void publish_gateway::publish(std::vector<gateway_message> messages, std::chrono
     state->timer.async_wait(boost::asio::bind_executor(strand_, [state](std::error_code ec) {
         if (!ec) state->answer_once();
     }));
+    return state;
+}
+
+void publish_gateway::publish(std::vector<gateway_message> messages, std::chrono::milliseconds timeout,
+                              answer done) {
+    auto state = start(messages.size(), timeout, std::move(done));
     for (std::size_t i = 0; i < messages.size(); ++i) {
         auto& m = messages[i];
         std::string id = m.id ? *m.id : new_message_id();
         state->results[i].id = id;
-        const auto when = job_schedule::after(m.delay ? *m.delay : std::chrono::microseconds(default_delay_));
-        auto& diag = state->diags.emplace_back();
-        publisher_.async_publish("", queue_, message_of(m, id), when, diag,
-                                 via(box_, [state, i](std::error_code ec) {
-                                     auto& r = state->results[i];
-                                     r.error = ec;
-                                     r.message = ec ? (state->diags[i].message.empty() ? ec.message()
-                                                                                       : state->diags[i].message)
-                                                    : std::string();
-                                     if (--state->outstanding == 0) state->answer_once();
-                                 }));
+        publisher_.async_publish("", queue_, message_of(m, id), schedule_of(m), state->diags[i],
+                                 via(box_, completion_of(state, i)));
     }
+}
+
+void publish_gateway::cancel(std::string job_id, std::chrono::milliseconds timeout, answer done) {
+    auto state = start(1, timeout, std::move(done));
+    state->results[0].id = job_id;
+    publisher_.async_cancel(queue_, std::move(job_id), state->diags[0], via(box_, completion_of(state, 0)));
+}
+
+void publish_gateway::reschedule(gateway_message m, std::chrono::milliseconds timeout, answer done) {
+    auto state = start(1, timeout, std::move(done));
+    const std::string id = *m.id;
+    state->results[0].id = id;
+    publisher_.async_reschedule(queue_, id, schedule_of(m), message_of(m, id), state->diags[0],
+                                via(box_, completion_of(state, 0)));
+}
+
+job_schedule publish_gateway::schedule_of(const gateway_message& m) const {
+    return job_schedule::after(m.delay ? *m.delay : std::chrono::microseconds(default_delay_));
+}
+
+std::function<void(std::error_code)> publish_gateway::completion_of(const std::shared_ptr<request_state>& state,
+                                                                    std::size_t i) {
+    return [state, i](std::error_code ec) {
+        auto& r = state->results[i];
+        r.error = ec;
+        r.message = ec ? (state->diags[i].message.empty() ? ec.message() : state->diags[i].message) : std::string();
+        if (--state->outstanding == 0) state->answer_once();
+    };
 }
 
 }  // namespace tarry::http_detail

@@ -18,6 +18,8 @@
 
 namespace tarry::http_detail {
 
+struct request_state;
+
 class publish_gateway {
 public:
     using answer = std::function<void(std::vector<publish_result>)>;
@@ -36,8 +38,21 @@ public:
     /// in order: confirmed, refused (the error), or not confirmed within
     /// `timeout` (std::errc::timed_out: it may still arrive).
     void publish(std::vector<gateway_message> messages, std::chrono::milliseconds timeout, answer done);
+    /// publisher::async_cancel of `job_id` in the queue; `done` with one
+    /// result, as for publish().
+    void cancel(std::string job_id, std::chrono::milliseconds timeout, answer done);
+    /// publisher::async_reschedule of `m` (its id set: the job id) in the
+    /// queue; `done` with one result, as for publish().
+    void reschedule(gateway_message m, std::chrono::milliseconds timeout, answer done);
 
 private:
+    /// The state of a request of `operations` publishes, its timer started.
+    std::shared_ptr<request_state> start(std::size_t operations, std::chrono::milliseconds timeout, answer done);
+    job_schedule schedule_of(const gateway_message& m) const;
+    /// What operation `i` of `state` completes with.
+    static std::function<void(std::error_code)> completion_of(const std::shared_ptr<request_state>& state,
+                                                              std::size_t i);
+
     amqp::connection& conn_;
     std::string queue_;
     std::chrono::milliseconds default_delay_;

@@ -4,14 +4,11 @@
 #include "tarry/publisher/publisher.hpp"
 
 #include "publisher_state.hpp"
-
-#include "tarry/contract/schedule_headers.hpp"
+#include "scheduled_message.hpp"
 
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
-#include <cstdio>
-#include <random>
 
 namespace tarry {
 
@@ -35,46 +32,6 @@ wall_time job_schedule::due(wall_time now) const noexcept {
     return now + std::chrono::duration_cast<wall_time::duration>(after_);
 }
 
-namespace {
-
-// 128 random bits as 32 hex digits.
-std::string random_id() {
-    thread_local std::mt19937_64 rng(std::random_device{}());
-    char buf[33];
-    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
-                  static_cast<unsigned long long>(rng()));
-    return buf;
-}
-
-// Why a schedule due at `due`, published at `now`, is refused (an empty
-// code when it is not). A delay above max_delay is that, even when it also
-// passes the end of the clock. The last second before the end of wall_time
-// is refused too: a double written there may not read back inside it.
-amqp::diagnostics refusal(const job_schedule& when, wall_time due, wall_time now,
-                          const publisher_options& o) {
-    using std::chrono::milliseconds;
-    if (!when.valid()) return {publish_errc::invalid_schedule, "the delay is not a number", std::nullopt};
-    // (due - now) > max_delay ⇔ ceil(due - now) > max_delay, for whole
-    // milliseconds; compared in milliseconds so that no bound overflows.
-    if (o.max_delay && due > now && std::chrono::ceil<milliseconds>(due - now) > *o.max_delay) {
-        const auto ms = [](auto d) {
-            return std::to_string(std::chrono::ceil<milliseconds>(d).count()) + " ms";
-        };
-        return {publish_errc::delay_exceeds_max,
-                "the job is due in " + ms(due - now) + ", above max_delay (" + ms(*o.max_delay) + ")",
-                std::nullopt};
-    }
-    if (due < wall_time{} || due > wall_time::max() - std::chrono::seconds(1)) {
-        const auto from_epoch = std::chrono::duration_cast<milliseconds>(due.time_since_epoch()).count();
-        return {publish_errc::invalid_schedule,
-                "the due time, " + std::to_string(from_epoch) + " ms from the epoch, is " +
-                    (due < wall_time{} ? "before 1970" : "past the range of the clock"),
-                std::nullopt};
-    }
-    return {};
-}
-
-}  // namespace
 
 publisher::publisher(amqp::connection& conn, publisher_options options)
     : s_(std::make_shared<state>(conn, options)) {}
@@ -85,16 +42,9 @@ void publisher::publish_(std::string exchange, std::string routing_key, amqp::me
                          const job_schedule* when, completion h) {
     if (when != nullptr) {
         const wall_time now = std::chrono::system_clock::now();
-        const wall_time due = when->due(now);
-        if (auto refused = refusal(*when, due, now, s_->options); refused.code) {
-            asio::post(s_->strand, [s = s_, h = std::move(h), why = std::move(refused)]() mutable {
-                s->complete(std::move(h), std::move(why));
-            });
-            return;
-        }
-        contract::write_schedule(msg.properties, due, now);
-        if (!msg.properties.message_id) msg.properties.message_id = random_id();
-        if (s_->options.persistent && !msg.properties.delivery_mode) msg.properties.delivery_mode = 2;
+        if (auto refused = detail::schedule_message(msg, *when, now, detail::next_generation(now), s_->options);
+            refused.code)
+            return s_->refuse(std::move(h), std::move(refused));
     }
     s_->ensure_channel();  // from here, while the connection is certainly alive
     asio::post(s_->strand, [s = s_, o = state::outgoing{std::move(exchange), std::move(routing_key),

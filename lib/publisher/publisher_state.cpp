@@ -4,6 +4,8 @@
 // destroyed publisher has nothing pending.
 #include "publisher_state.hpp"
 
+#include "tarry/control/control_stream.hpp"
+
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -23,6 +25,43 @@ void publisher::state::complete(completion h, amqp::diagnostics why) {
     else ++failed;
     if (ec) note(why);
     std::move(h).complete(strand, std::move(why));
+}
+
+void publisher::state::refuse(completion h, amqp::diagnostics why) {
+    asio::post(strand, [self = shared_from_this(), h = std::move(h), why = std::move(why)]() mutable {
+        self->complete(std::move(h), std::move(why));
+    });
+}
+
+void publisher::state::with_control_stream(const std::string& queue, declared_handler then) {
+    std::unique_lock lock(mutex_);
+    if (conn_ == nullptr || control_streams_.contains(queue)) {
+        lock.unlock();
+        // Declared before; or the publisher is gone, and the publish that
+        // follows fails as every publish does then.
+        asio::post(strand, [then = std::move(then)]() mutable { std::move(then)(amqp::diagnostics{}); });
+        return;
+    }
+    auto diag = std::make_unique<amqp::diagnostics>();
+    amqp::diagnostics& why = *diag;
+    control::async_declare_stream(
+        *conn_, queue, false, why,
+        asio::bind_executor(strand, [self = shared_from_this(), queue, then = std::move(then),
+                                     diag = std::move(diag)](std::error_code ec) mutable {
+            if (ec) {
+                diag->message = "cannot declare the control stream '" + control::stream_name(queue) +
+                                "': " + diag->message;
+            } else {
+                std::lock_guard relock(self->mutex_);
+                self->control_streams_.insert(queue);
+            }
+            std::move(then)(std::move(*diag));
+        }));
+}
+
+void publisher::state::forget_control_stream(const std::string& queue) {
+    std::lock_guard lock(mutex_);
+    control_streams_.erase(queue);
 }
 
 void publisher::state::note(const amqp::diagnostics& why) {

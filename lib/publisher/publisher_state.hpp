@@ -6,6 +6,7 @@
 
 #include "in_flight.hpp"
 
+#include "tarry/control/tombstone.hpp"
 #include "tarry/publisher/publisher.hpp"
 
 #include <boost/asio/strand.hpp>
@@ -13,11 +14,17 @@
 #include <atomic>
 #include <deque>
 #include <mutex>
+#include <optional>
+#include <set>
+#include <string>
 
 namespace tarry {
 
 struct publisher::state : std::enable_shared_from_this<publisher::state> {
     state(amqp::connection& c, publisher_options o);
+
+    /// What runs once a control stream is declared (move-only).
+    using declared_handler = boost::asio::any_completion_handler<void(amqp::diagnostics)>;
 
     struct outgoing {
         std::string exchange, routing_key;
@@ -35,6 +42,24 @@ struct publisher::state : std::enable_shared_from_this<publisher::state> {
     /// its associated executor (default: the strand), counts the outcome
     /// and records a failure for last_error(). On the strand.
     void complete(completion h, amqp::diagnostics why);
+    /// complete(), posted to the strand: for a refusal found on the
+    /// caller's thread (a handler never runs inside the starting call).
+    /// Any thread.
+    void refuse(completion h, amqp::diagnostics why);
+    /// Calls `then` on the strand once `queue`'s control stream is
+    /// declared (with its fixed arguments, on a channel of its own), with
+    /// the declare's failure or an empty code; at once when this publisher
+    /// declared it before. Any thread, while the publisher lives.
+    void with_control_stream(const std::string& queue, declared_handler then);
+    /// A command on `queue`'s control stream: declares the stream if need
+    /// be, then publishes the tombstone and `copy` (a reschedule's new copy)
+    /// in that order; completes `h` once both are confirmed, with the first
+    /// failure. Any thread, while the publisher lives.
+    void run_command(std::string queue, const control::tombstone& t, std::optional<amqp::message> copy,
+                     completion h);
+    /// `queue`'s control stream is gone (a tombstone came back
+    /// unroutable): the next command declares it again. Any thread.
+    void forget_control_stream(const std::string& queue);
     amqp::diagnostics last_error() const;
     /// The publisher is gone (its destructor): the connection is not used
     /// after this returns, and the channel is closed once nothing is
@@ -64,6 +89,7 @@ private:
     bool opening_ = false;           ///< a channel is being opened
     amqp::channel current_;          ///< the channel last opened (a copy of channel_)
     std::uint64_t channels_opened_ = 0;
+    std::set<std::string, std::less<>> control_streams_;  ///< queues whose stream this publisher declared
 
     // On the strand only.
     amqp::channel channel_;

@@ -10,7 +10,8 @@
 // core published,
 // lanes opening, consuming, failing and being lost, the connection lost,
 // the clocks advancing and the wall clock stepping (back too), ticks, the
-// sweep, stop and the store's jobs given back. This file plays the driver
+// sweep, stop, the store's jobs given back, and tombstones read (a worker
+// then hands a covered job back unrun, as consumer_workers.cpp does). This file plays the driver
 // (it executes each action as consumer_driver.cpp does: an ack or nack for
 // an incarnation that is no longer current is never sent) and keeps a model
 // of every delivery. After the program, it shuts down as the driver does:
@@ -21,9 +22,12 @@
 // consumer_core.hpp, core_actions.hpp, job_event.hpp or docs/consumer.md):
 // - a delivery tag is settled (ack or nack, one by one or by `multiple`) at
 //   most once per lane incarnation, and only one that was delivered there;
-// - an ack comes from the handler's success or from the confirm of a copy
-//   of that delivery: nothing is acknowledged before what replaces it is
-//   confirmed;
+// - an ack comes from the handler's success, from a tombstone covering the
+//   delivery (its id cancelled: the `cancel` step), or from the confirm of
+//   a copy of that delivery: nothing is acknowledged before what replaces
+//   it is confirmed;
+// - a delivery a tombstone covers when it arrives is acked at once, and no
+//   copy of it is published (not parked, not dead-lettered);
 // - a copy is published only for a delivery that is current and unsettled
 //   ("one that is no longer current is dropped - nothing published");
 // - a worker gets a job only at its due time: never before its steady due
@@ -102,7 +106,7 @@ bool tracing() {
 constexpr const char* op_names[] = {"subscribed", "subscribe_failed", "start_open", "start_consuming",
                                     "start_failed", "deliver", "deliver_copy", "pop", "finish", "confirm",
                                     "refuse", "lose_lane", "lose_connection", "advance", "step_wall", "tick",
-                                    "wake", "sweep", "stop", "give_back"};
+                                    "wake", "sweep", "stop", "give_back", "cancel"};
 static_assert(std::size(op_names) == cp::op_count);
 
 class program {
@@ -187,17 +191,26 @@ struct running_job {
 
 // What the input being handled may acknowledge.
 struct ack_cause {
-    enum { nothing, success, confirm } what = nothing;
-    std::size_t delivery = 0;   // success: of this delivery
+    enum { nothing, success, confirm, cancel } what = nothing;
+    std::size_t delivery = 0;   // success, cancel: of this delivery
     std::uint64_t publish = 0;  // confirm: of this publish
 };
 
-std::array<std::uint64_t, 15> snapshot(const core_counters& c) {
+std::array<std::uint64_t, 16> snapshot(const core_counters& c) {
     return {c.received.load(),      c.fast_path.load(),     c.started.load(),        c.succeeded.load(),
             c.handler_failures.load(), c.retried.load(),    c.dead_lettered.load(),  c.parked.load(),
             c.requeued.load(),      c.dropped.load(),       c.copy_failures.load(),  c.late_confirms.load(),
-            c.abandoned.load(),     c.channel_losses.load(), c.lane_changes.load()};
+            c.abandoned.load(),     c.channel_losses.load(), c.lane_changes.load(), c.cancelled.load()};
 }
+
+// Tombstones, as the model reads them: the ids of deliveries cancelled
+// (every copy of such an id has generation 0, so each is covered).
+class model_cancels final : public tarry::detail::cancel_oracle {
+public:
+    bool any() const noexcept override { return !ids.empty(); }
+    bool cancelled(std::string_view id, std::uint64_t, wall_time) const override { return ids.count(id) != 0; }
+    std::set<std::string, std::less<>> ids;
+};
 
 class world {
 public:
@@ -205,7 +218,7 @@ public:
         : options_(o),
           queue_({}, clock_),
           store_(queue_),
-          core_(options_, store_, counters_, retry::make_random_source(7), clock_.now()),
+          core_(options_, store_, counters_, retry::make_random_source(7), clock_.now(), true, &cancels_),
           start_(clock_.now()),
           wall_start_(clock_.wall_now()),
           older_(options_.effective_channels(), 0),
@@ -285,6 +298,11 @@ private:
             case cp::give_back:
                 if (core_.stopping()) core_.give_back(queue_.drain(), now());
                 break;
+            case cp::cancel: {
+                const auto k = p.next();
+                cancels_.ids.insert("d" + std::to_string(k));  // taken already, or to come
+                break;
+            }
             default: break;
         }
     }
@@ -418,6 +436,9 @@ private:
         else d.msg.body.clear();
 
         const bool current = core_.lanes().current(lane, gen);
+        // A copy carries its original's id: the tombstone of that one covers it.
+        const std::string covering_id = d.msg.properties.message_id.value_or("");
+        const bool covered = !d.unreadable && !core_.stopping() && cancels_.ids.count(covering_id) != 0;
         trace("  delivery d%zu: lane %zu gen %u tag %llu kind %u flags %u%s%s", index, lane, gen,
               static_cast<unsigned long long>(d.delivery_tag), kind, flags, copy ? " (a copy)" : "",
               current ? "" : " (not current)");
@@ -430,7 +451,15 @@ private:
             by_tag_[{gen, d.delivery_tag}] = index;
             ++incarnations_[gen].unsettled;
         }
+        if (covered && current) cause_ = {ack_cause::cancel, index, 0};
         core_.delivery(lane, gen, std::move(d), now());
+        if (covered && current) {
+            settle_actions();
+            check(deliveries_[index].settled, "a delivery a tombstone covers was not acked at admission",
+                  [&] { return "d" + std::to_string(index); });
+            check(deliveries_[index].publishes.empty(), "a copy published for a delivery a tombstone covers",
+                  [&] { return "d" + std::to_string(index); });
+        }
     }
 
     // ---- workers ------------------------------------------------------------
@@ -458,10 +487,14 @@ private:
             running_.push_back({std::move(j), {}, finished_job::result::not_yet_due});
             return;
         }
+        if (cancelled(d)) {  // the worker's check at release (consumer_workers.cpp)
+            running_.push_back({std::move(j), {}, finished_job::result::cancelled});
+            return;
+        }
         auto& r = deliveries_[d];
-        check(!r.settled, "a settled delivery handed to a worker", "d" + std::to_string(d));
-        check(r.publishes.empty(), "a delivery replaced by a copy handed to a worker", "d" + std::to_string(d));
-        check(r.runs == 0, "a delivery handed to a worker twice", "d" + std::to_string(d));
+        check(!r.settled, "a settled delivery handed to a worker", [&] { return "d" + std::to_string(d); });
+        check(r.publishes.empty(), "a delivery replaced by a copy handed to a worker", [&] { return "d" + std::to_string(d); });
+        check(r.runs == 0, "a delivery handed to a worker twice", [&] { return "d" + std::to_string(d); });
         ++r.runs;
         running_.push_back({std::move(j), clock_.wall_now()});
     }
@@ -471,13 +504,15 @@ private:
         const std::size_t i = k % running_.size();
         running_job r = std::move(running_[i]);
         running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+        const std::size_t d = record_of(r.job);
+        if (cancelled(d)) cause_ = {ack_cause::cancel, d, 0};
         if (r.what != finished_job::result::ran) {  // handed back unrun
             core_.finished({std::move(r.job), r.what, std::nullopt, {}}, now());
             return;
         }
         job_outcome outcome = job_outcome::success();
         switch (how % cp::outcome_count) {
-            case cp::success: cause_ = {ack_cause::success, record_of(r.job), 0}; break;
+            case cp::success: cause_ = {ack_cause::success, d, 0}; break;
             case cp::failure: outcome = job_outcome::failure("boom"); break;
             case cp::failure_soon: outcome = job_outcome::failure("boom", 10ms); break;
             case cp::failure_late: outcome = job_outcome::failure("boom", 1h); break;
@@ -599,7 +634,7 @@ private:
             trace("  subscribe");
         } else if (const auto* x = std::get_if<action::emit>(&a)) {
             static constexpr const char* kinds[] = {"run", "succeeded", "parked", "dead", "retry",
-                                                    "requeued", "dropped", "failed", "abandoned"};
+                                                    "requeued", "dropped", "failed", "abandoned", "cancelled"};
             trace("  event %s %s: %s", kinds[static_cast<int>(x->event.what)], x->event.id.c_str(),
                   x->event.reason.c_str());
         }
@@ -612,7 +647,7 @@ private:
         check(it != by_tag_.end() && deliveries_[it->second].lane == lane,
               ack ? "an ack of a tag never delivered on its incarnation" : "a nack of a tag never delivered on its incarnation");
         check(!deliveries_[it->second].settled, ack ? "a delivery acked after it was settled" : "a delivery nacked after it was settled",
-              "d" + std::to_string(it->second) + " tag " + std::to_string(tag));
+              [&] { return "d" + std::to_string(it->second) + " tag " + std::to_string(tag); });
         if (!multiple) {
             settle_one(it->second, ack);
             return;
@@ -624,13 +659,14 @@ private:
     void settle_one(std::size_t d, bool ack) {
         auto& r = deliveries_[d];
         if (ack) {
-            const bool by_success = cause_.what == ack_cause::success && cause_.delivery == d;
+            const bool by_success = (cause_.what == ack_cause::success || cause_.what == ack_cause::cancel) &&
+                                    cause_.delivery == d;
             const bool by_copy = cause_.what == ack_cause::confirm &&
                                  std::find(r.publishes.begin(), r.publishes.end(), cause_.publish) != r.publishes.end();
             check(by_success || by_copy, "an ack neither of a success nor of the confirm of its copy",
-                  "d" + std::to_string(d));
+                  [&] { return "d" + std::to_string(d); });
             check(by_copy || r.publishes.empty(), "an ack of a delivery replaced by a copy not confirmed",
-                  "d" + std::to_string(d));
+                  [&] { return "d" + std::to_string(d); });
         }
         r.settled = true;
         --incarnations_[r.generation].unsettled;
@@ -643,8 +679,8 @@ private:
         check(d.has_value(), "a copy of no delivery");
         auto& r = deliveries_[*d];
         check(core_.lanes().current(r.lane, r.generation), "a copy published for a delivery no longer current",
-              "d" + std::to_string(*d) + " to '" + x.routing_key + "'");
-        check(!r.settled, "a copy published for a settled delivery", "d" + std::to_string(*d));
+              [&] { return "d" + std::to_string(*d) + " to '" + x.routing_key + "'"; });
+        check(!r.settled, "a copy published for a settled delivery", [&] { return "d" + std::to_string(*d); });
         r.publishes.push_back(x.publish_id);
         copy_pending_.insert(*d);
         const bool back = x.exchange.empty() && x.routing_key != options_.dead_letter_queue_name();
@@ -659,23 +695,27 @@ private:
         copy_pending_.erase(*d);
     }
 
+    bool cancelled(std::size_t d) const { return cancels_.ids.count("d" + std::to_string(d)) != 0; }
+
     // ---- checks -------------------------------------------------------------
 
     void check_state() {
         const auto c = snapshot(counters_);
         for (std::size_t i = 0; i < c.size(); ++i)
-            check(c[i] >= last_counters_[i], "a counter decreased", "counter " + std::to_string(i));
+            check(c[i] >= last_counters_[i], "a counter decreased", [&] { return "counter " + std::to_string(i); });
         last_counters_ = c;
         check(core_.copies_pending() == copy_pending_.size(), "copies_pending() differs from the copies published",
-              std::to_string(core_.copies_pending()) + " vs " + std::to_string(copy_pending_.size()));
+              [&] { return std::to_string(core_.copies_pending()) + " vs " + std::to_string(copy_pending_.size()); });
         bool any_unsettled = false;
         for (std::size_t l = 0; l < lanes(); ++l) {
             const auto gen = current_generation(l);
             if (gen == 0) continue;
             const auto& lane = core_.lanes()[l];
             check(lane.unsettled == incarnations_[gen].unsettled, "a lane's unsettled count is not its deliveries'",
-                  "lane " + std::to_string(l) + ": " + std::to_string(lane.unsettled) + " vs " +
-                      std::to_string(incarnations_[gen].unsettled));
+                  [&] {
+                      return "lane " + std::to_string(l) + ": " + std::to_string(lane.unsettled) + " vs " +
+                             std::to_string(incarnations_[gen].unsettled);
+                  });
             check(lane.holding <= lane.unsettled, "a lane holds more than it has unsettled");
             any_unsettled = any_unsettled || lane.unsettled > 0;
         }
@@ -713,11 +753,12 @@ private:
         for (std::size_t d = 0; d < deliveries_.size(); ++d) {
             const auto& r = deliveries_[d];
             if (core_.lanes().current(r.lane, r.generation))
-                check(r.settled, "a delivery of a current lane left unsettled at the end of stop", "d" + std::to_string(d));
+                check(r.settled, "a delivery of a current lane left unsettled at the end of stop", [&] { return "d" + std::to_string(d); });
         }
     }
 
     subscription_options options_;
+    model_cancels cancels_;
     fake_clock clock_;
     delay_queue<held_job, fake_clock> queue_;
     tarry::detail::delay_queue_store<fake_clock> store_;
@@ -736,7 +777,7 @@ private:
     std::vector<amqp::message> copies_back_;        // confirmed copies the broker may deliver
     std::set<std::uint64_t> publish_ids_;
     std::set<std::size_t> copy_pending_;            // deliveries with a copy in the core's table
-    std::array<std::uint64_t, 15> last_counters_;
+    std::array<std::uint64_t, 16> last_counters_;
     ack_cause cause_;
     bool sweep_asked_ = false;
     bool stepped_back_ = false;

@@ -41,6 +41,8 @@ enum op : std::uint8_t {
     sweep,             ///< the driver runs the sweep it was asked for
     stop,              ///< core.stop()
     give_back,         ///< when stopping: the store's jobs, drained, given back
+    cancel,            ///< [k] a tombstone for delivery k (modulo those taken) is read: its copies
+                       ///< (generation 0 here) are cancelled from now on
     op_count
 };
 

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tarry_fuzz {
@@ -38,6 +39,15 @@ using bytes = std::vector<std::uint8_t>;
 
 inline void check(bool ok, const char* what, const std::string& detail = {}) {
     if (!ok) fail(what, detail);
+}
+
+/// The same, with the detail made only when the property fails: a target
+/// that checks its invariants after every step would otherwise spend much
+/// of each execution building strings nobody reads.
+template <class MakeDetail>
+    requires std::is_invocable_r_v<std::string, MakeDetail>
+inline void check(bool ok, const char* what, MakeDetail&& make_detail) {
+    if (!ok) fail(what, make_detail());
 }
 
 // ---- methods ---------------------------------------------------------------

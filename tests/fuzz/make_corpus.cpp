@@ -439,6 +439,16 @@ void write(const fs::path& out_root) {
     d.add("retry-time-limit",
           program(plain_a, 3 | 4).subscribe().deliver(due_now, 0, 2 << cp::attempt_shift).run(cp::failure_late)
               .op(cp::confirm, {0}).advance(by_30s).data());
+    d.add("cancelled-at-admission",
+          program(plain_a, plain_b).subscribe().op(cp::cancel, {0}).op(cp::cancel, {1}).deliver(due_1s)
+              .deliver(due_10s).deliver(due_now).run(cp::success).data());
+    d.add("cancelled-while-held",
+          program(plain_a, plain_b).subscribe().deliver(due_1s).deliver(due_1s).op(cp::cancel, {0})
+              .advance(by_1s).run(cp::success).run(cp::success).data());
+    d.add("cancelled-while-running",
+          program(plain_a, 2).subscribe().deliver(due_now).deliver(due_now).op(cp::pop).op(cp::pop)
+              .op(cp::cancel, {0}).op(cp::cancel, {1}).op(cp::finish, {0, cp::failure})
+              .op(cp::finish, {0, cp::success}).data());
     std::printf("consumer_core: %zu files, %zu bytes\n", d.files(), d.total());
 }
 

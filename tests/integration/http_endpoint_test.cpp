@@ -3,6 +3,7 @@
 // refusals, and the endpoint's answers while the consumer or the broker
 // fails.
 #include "consumer_fixture.hpp"
+#include "control_entries.hpp"
 #include "http_client.hpp"
 #include "private_broker.hpp"
 #include "tcp_relay.hpp"
@@ -430,4 +431,51 @@ TEST_CASE("http: the broker stops taking publishes mid-request, then the connect
         if (status != 201) std::this_thread::sleep_for(100ms);
     }
     CHECK(status == 201);
+}
+
+TEST_CASE("http: DELETE cancels a held job (200), PUT reschedules one (200): the job runs once, when asked") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    served_queue s(url, options_for(unique_name("http-cancel")));
+    control_stream_cleanup stream{c, s.queue()};
+    const std::string jobs = "/v1/queues/" + s.queue() + "/messages/";
+    auto p = publish(s.at(), s.queue(),
+                     R"({"messages":[{"body":"a","delay":2.5,"id":"gone"},{"body":"b","delay":2.5,"id":"moved"}]})");
+    REQUIRE_MESSAGE(p.status == 201, p.body);
+    REQUIRE(wait_held(s.worker, 2));
+    auto d = http_request(s.at(), verb::delete_, jobs + "gone", "", bearer());
+    CHECK_MESSAGE(d.status == 200, d.body);
+    CHECK(d.body == R"({"id":"gone"})");
+    const auto asked = sys::now();
+    auto u = http_request(s.at(), verb::put, jobs + "moved", R"({"body":"b2","delay":1})", bearer());
+    CHECK_MESSAGE(u.status == 200, u.body);
+    CHECK(u.body == R"({"id":"moved"})");
+    REQUIRE(s.worker.log.wait_count(kind::succeeded, 1, 10s));
+    REQUIRE(s.worker.log.wait_count(kind::cancelled, 2, 10s));  // "gone", and moved's first copy
+    const auto run = s.worker.log.find(kind::run, "moved");
+    REQUIRE(run);
+    CHECK(run->at >= asked + 1s);
+    CHECK(run->at < asked + 2s);
+    CHECK(s.worker.log.count(kind::run) == 1);
+    CHECK_FALSE(s.worker.log.find(kind::run, "gone"));
+}
+
+TEST_CASE("http: job commands are refused as publishes are, and a bad reschedule body is a 400 naming the field") {
+    TARRY_REQUIRE_BROKER(url);
+    served_queue s(url, options_for(unique_name("http-cancel-refused")));
+    const std::string jobs = "/v1/queues/" + s.queue() + "/messages/";
+    auto r = http_request(s.at(), verb::delete_, jobs + "x", "", {});
+    CHECK(r.status == 401);
+    r = http_request(s.at(), verb::delete_, jobs + "x", "", bearer("wrong"));
+    CHECK(r.status == 403);
+    r = http_request(s.at(), verb::put, jobs + "x", R"({"delay":1})", bearer());
+    CHECK(r.status == 400);
+    CHECK_MESSAGE(r.body.find("body: missing") != std::string::npos, r.body);
+    r = http_request(s.at(), verb::put, jobs + "x", R"({"body":"b","id":"y"})", bearer());
+    CHECK(r.status == 400);
+    r = http_request(s.at(), verb::get, jobs + "x", "", bearer());
+    CHECK(r.status == 405);
+    CHECK(r.header(boost::beast::http::field::allow) == "PUT, DELETE");
+    r = http_request(s.at(), verb::delete_, "/v1/queues/other/messages/x", "", bearer());
+    CHECK(r.status == 404);
 }

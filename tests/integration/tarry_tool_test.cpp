@@ -1,13 +1,18 @@
 // The `tarry` tool as a child process: --help and --version, exit 2 with the
 // usage on bad arguments, exit 1 when the broker cannot be reached, and
 // `tarry publish` against the real broker: what it writes and prints, the id
-// it makes up when none is given, exit 1 when no queue takes the job.
+// it makes up when none is given, exit 1 when no queue takes the job; and
+// `tarry job cancel|reschedule`: the tombstone and the new copy they leave,
+// what they print, their refusals.
 #include "amqp_client.hpp"
+#include "control_entries.hpp"
 #include "process.hpp"
 #include "published_job.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+
+#include "tarry/contract/schedule_headers.hpp"
 
 #include <regex>
 #include <set>
@@ -62,6 +67,7 @@ TEST_CASE("tarry: bad arguments exit 2 with the reason and the usage on stderr, 
     const std::string url = "amqp://guest:guest@127.0.0.1:" + std::to_string(closed_port()) + "/%2F";
     const std::string top = "usage: tarry COMMAND";
     const std::string pub = "usage: tarry publish";
+    const std::string job = "usage: tarry job cancel";
     const std::vector<bad> cases{
         {{}, "no command given", top},
         {{"frobnicate", "--url", url}, "unknown command 'frobnicate'", top},
@@ -78,6 +84,28 @@ TEST_CASE("tarry: bad arguments exit 2 with the reason and the usage on stderr, 
         {{"publish", "--queue", "q"}, "--url is required", pub},
         {{"publish", "--url", url}, "--queue is required", pub},
         {{"publish", "--url", "http://x", "--queue", "q"}, "bad --url", pub},
+        {{"job"}, "no job command given", job},
+        {{"job", "delete", "--url", url}, "unknown job command 'delete'", job},
+        {{"job", "cancel", "--url", url, "--queue", "q"}, "--id is required", job},
+        {{"job", "cancel", "--url", url, "--id", "j"}, "--queue is required", job},
+        {{"job", "cancel", "--url", url, "--queue", "q", "--id", ""}, "--id needs 1 to 255 bytes", job},
+        {{"job", "cancel", "--url", url, "--queue", "q", "--id", std::string(256, 'x')}, "--id needs 1 to 255 bytes",
+         job},
+        {{"job", "cancel", "--url", url, "--queue", "q", "--id", "j", "--body", "b"}, "unknown option '--body'", job},
+        {{"job", "reschedule", "--url", url, "--queue", "q", "--id", "j", "--body", "b"},
+         "give one of --delay-ms and --at", job},
+        {{"job", "reschedule", "--url", url, "--queue", "q", "--id", "j", "--delay-ms", "5", "--at", "1", "--body",
+          "b"},
+         "give one of --delay-ms and --at", job},
+        {{"job", "reschedule", "--url", url, "--queue", "q", "--id", "j", "--delay-ms", "5"}, "--body is required",
+         job},
+        {{"job", "reschedule", "--url", url, "--queue", "q", "--id", "j", "--delay-ms", "5", "--body", "b",
+          "--header", "novalue"},
+         "--header needs K=V", job},
+        {{"job", "reschedule", "--url", url, "--queue", "q", "--id", "j", "--delay-ms", "5", "--body", "b",
+          "--header", "=v"},
+         "--header needs K=V", job},
+        {{"job", "cancel", "--url", "http://x", "--queue", "q", "--id", "j"}, "bad --url", job},
     };
     for (const auto& c : cases) {
         std::string line;
@@ -147,5 +175,74 @@ TEST_CASE("tarry publish: a queue that does not exist: exit 1, and it says so") 
     CHECK_MESSAGE(r.exit_code == 1, r.out << r.err);
     CHECK_MESSAGE(r.err.find("tarry publish: queue '" + q + "' does not exist or is not bound") != std::string::npos,
                   r.err);
+    CHECK(r.out.empty());
+}
+
+TEST_CASE("tarry job --help, tarry job cancel --help: the usage and what the commands do, exit 0") {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"job", "--help"},
+                                               std::vector<std::string>{"job", "cancel", "--help"}}) {
+        const auto r = run_tarry(args);
+        CHECK_MESSAGE(r.exit_code == 0, r.out << r.err);
+        CHECK_MESSAGE(r.out.rfind("usage: tarry job cancel --url URL --queue Q --id ID", 0) == 0, r.out);
+        CHECK_MESSAGE(r.out.find("tarry job reschedule") != std::string::npos, r.out);
+        CHECK_MESSAGE(r.out.find("Q.tarry.control") != std::string::npos, r.out);
+        CHECK(r.err.empty());
+    }
+    const auto r = run_tarry({"--help"});
+    CHECK_MESSAGE(r.out.find("\n  job ") != std::string::npos, r.out);
+}
+
+TEST_CASE("tarry job cancel: a confirmed tombstone in the queue's control stream, printed, exit 0") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    const auto q = unique_name("tool-cancel");
+    control_stream_cleanup cleanup{c, q};
+    const auto r = run_tarry({"job", "cancel", "--url", url, "--queue", q, "--id", "job-7"});
+    CHECK_MESSAGE(r.exit_code == 0, r.out << r.err);
+    CHECK(r.out == "cancelled job-7 in " + q + "\n");
+    CHECK(r.err.empty());
+    const auto entries = read_tombstones(c, q, 1);
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].job_id == "job-7");
+}
+
+TEST_CASE("tarry job reschedule: the tombstone and the new copy, as printed, exit 0") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto ch = c.open_channel();
+    const auto q = unique_name("tool-reschedule");
+    value_of(ch.async_declare_queue(queue_opts(q, false, true), use_future));
+    control_stream_cleanup cleanup{c, q};
+    const auto r = run_tarry({"job", "reschedule", "--url", url, "--queue", q, "--id", "job-8", "--at",
+                              "1900000000.25", "--body", "again", "--header", "tenant=acme", "--header", "k=a=b"});
+    CHECK_MESSAGE(r.exit_code == 0, r.out << r.err);
+    CHECK(r.out == "rescheduled job-8 due 1900000000.250000 in " + q + "\n");
+    const auto entries = read_tombstones(c, q, 1);
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].job_id == "job-8");
+    const auto got = value_of(ch.async_get(q, {.no_ack = true}, use_future));
+    REQUIRE(got);
+    const auto& m = got->item.msg;
+    CHECK(m.body_view() == "again");
+    CHECK(m.properties.message_id == std::optional<std::string>("job-8"));
+    CHECK(written_due(m) == 1900000000250000);
+    CHECK(tarry::contract::read_generation(m.properties) == entries[0].generation);
+    CHECK(*m.properties.headers->find("tenant") == amqp::field_value("acme"));
+    CHECK(*m.properties.headers->find("k") == amqp::field_value("a=b"));
+}
+
+TEST_CASE("tarry job: a broker nobody answers for, or a queue that does not exist: exit 1, said so") {
+    const std::string closed = "amqp://guest:guest@127.0.0.1:" + std::to_string(closed_port()) + "/%2F";
+    auto r = run_tarry({"job", "cancel", "--url", closed, "--queue", "q", "--id", "j"});
+    CHECK_MESSAGE(r.exit_code == 1, r.out << r.err);
+    CHECK_MESSAGE(r.err.rfind("tarry job: cannot connect to amqp://", 0) == 0, r.err);
+
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    const auto q = unique_name("tool-reschedule-missing");
+    control_stream_cleanup cleanup{c, q};
+    r = run_tarry({"job", "reschedule", "--url", url, "--queue", q, "--id", "j", "--delay-ms", "10", "--body", "b"});
+    CHECK_MESSAGE(r.exit_code == 1, r.out << r.err);
+    CHECK_MESSAGE(r.err.find("queue '" + q + "' must exist") != std::string::npos, r.err);
     CHECK(r.out.empty());
 }

@@ -5,6 +5,7 @@
 // SIGTERM gives held jobs back and lets a running job finish; bad options
 // are refused at start. Workers are signalled and killed by their pid only.
 #include "private_broker.hpp"
+#include "control_entries.hpp"
 #include "python_peer.hpp"
 #include "worker_process.hpp"
 
@@ -472,4 +473,59 @@ TEST_CASE("echo_worker: --url once per node: a node that refuses is passed over;
     CHECK_MESSAGE(r.exit_code == 2, r.out << r.err);
     CHECK_MESSAGE(r.err.find("URL 2 of 2") != std::string::npos, r.err);
     CHECK(r.err.find("secret") == std::string::npos);  // a password is never shown
+}
+
+TEST_CASE("echo_worker: two workers on one queue drop the jobs `tarry job cancel` names, run the rest once") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("proc-cancel");
+    queue_guard guard(url, q);
+    connected_client c(url);
+    control_stream_cleanup stream{c, q};
+    worker_process w1(url, q, {"--workers", "2"});
+    REQUIRE_MESSAGE(w1.wait_ready(), w1.transcript());
+    worker_process w2(url, q, {"--workers", "2"});
+    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
+    std::map<std::string, std::int64_t> jobs;
+    {
+        auto ch = confirm_channel(c);
+        std::vector<sys::time_point> dues;
+        const auto t0 = sys::now();
+        for (int i = 0; i < 10; ++i) dues.push_back(t0 + 3s + i * 10ms);
+        jobs = publish_jobs(ch, q, "cx", dues);
+        auto probe = c.open_channel();
+        REQUIRE(wait_ready_count(probe, q, 0, 10s) == 0);  // all held, across the two
+    }
+    std::set<std::string> cancelled_ids;
+    for (const auto& [id, due] : jobs) {
+        if (cancelled_ids.size() == 5) break;
+        const auto r = tarry_test::run_process(
+            {build_root() + "/tools/tarry", "job", "cancel", "--url", url, "--queue", q, "--id", id}, 30s);
+        REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
+        cancelled_ids.insert(id);
+    }
+    const auto total = [&](const std::string& what) { return w1.count(what) + w2.count(what); };
+    const auto all_ended = [&] { return total("succeeded") + total("cancelled") >= 10; };
+    for (const auto end = steady::now() + 15s; !all_ended() && steady::now() < end;) {
+        w1.read_until(all_ended, 100ms);  // each reads its own output
+        w2.read_until(all_ended, 100ms);
+    }
+    REQUIRE_MESSAGE(all_ended(), w1.transcript() << w2.transcript());
+    w1.read_until([] { return false; }, 500ms);
+    w2.read_until([] { return false; }, 500ms);
+    std::multiset<std::string> ran, dropped;
+    for (auto* w : {&w1, &w2}) {
+        for (const auto& e : w->of("run")) ran.insert(e.id());
+        for (const auto& e : w->of("cancelled")) dropped.insert(e.id());
+    }
+    CHECK(dropped.size() == 5);
+    for (const auto& id : cancelled_ids) {
+        CHECK_MESSAGE(ran.count(id) == 0, id << " ran although cancelled");
+        CHECK_MESSAGE(dropped.count(id) == 1, id << " not cancelled once");
+    }
+    for (const auto& [id, due] : jobs)
+        if (!cancelled_ids.count(id)) CHECK_MESSAGE(ran.count(id) == 1, id << " did not run once");
+    w1.signal(SIGTERM);
+    w2.signal(SIGTERM);
+    CHECK(w1.wait_exit(30s) == 0);
+    CHECK(w2.wait_exit(30s) == 0);
 }

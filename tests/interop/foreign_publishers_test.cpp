@@ -6,6 +6,9 @@
 #include "../integration/consumer_fixture.hpp"
 #include "python_peer.hpp"
 
+#include "tarry/control/control_stream.hpp"
+#include "tarry/publisher/publisher.hpp"
+
 #include <cmath>
 #include <ctime>
 
@@ -150,5 +153,27 @@ TEST_CASE("jobs scheduled by pika and py-amqp run at the due time their encoding
     CHECK(letters[0].properties.message_id == bad.id);
     CHECK(letters[0].body_view() == "job " + bad.id);
     CHECK_MESSAGE(reason_of(letters[0]).rfind("invalid-schedule: ", 0) == 0, reason_of(letters[0]));
+    cleanup(c, o);
+}
+
+TEST_CASE("a job pika published (no x-tarry-generation) is cancelled by tarry's publisher: never run") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("foreign-cancel"));
+    running_consumer rc(url, o);
+    const auto due_s = std::chrono::duration_cast<std::chrono::seconds>(sys::now().time_since_epoch()).count() + 4;
+    publish_foreign(url, o.queue, {"pika-cancelled", "pika", "perform_job_at", "int", {}}, std::to_string(due_s));
+    publish_foreign(url, o.queue, {"pika-kept", "pika", "perform_job_at", "int", {}}, std::to_string(due_s));
+    tarry::publisher pub(c.conn);
+    REQUIRE_FALSE(wait(pub.async_cancel(o.queue, "pika-cancelled", use_future)));
+    REQUIRE(rc.log.wait_count(kind::succeeded, 1, 15s));
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!rc.log.find(kind::cancelled, "pika-cancelled") && std::chrono::steady_clock::now() - t0 < 5s)
+        std::this_thread::sleep_for(20ms);
+    CHECK(rc.log.find(kind::cancelled, "pika-cancelled"));
+    CHECK_FALSE(rc.log.find(kind::run, "pika-cancelled"));
+    CHECK(rc.log.find(kind::run, "pika-kept"));
+    rc.worker.stop();
+    c.open_channel().async_delete_queue(tarry::control::stream_name(o.queue), {}, use_future).wait_for(10s);
     cleanup(c, o);
 }

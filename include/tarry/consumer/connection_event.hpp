@@ -19,6 +19,8 @@ struct connection_event {
         closed,              ///< a connection is closed for good (`detail` when it failed)
         subscribe_failed,    ///< declaring the queues or consuming failed; tried again later
         lane_change_failed,  ///< a hand-over to another lane failed; the old lane goes on
+        control_attached,    ///< the queue's control stream is read up to its end: cancels apply
+        control_failed,      ///< reading the control stream failed (`detail`); tried again, consuming goes on
     };
     kind what = kind::connected;
     bool copies = false;  ///< about the connection that publishes the copies

@@ -11,6 +11,10 @@
 #include <string>
 #include <string_view>
 
+namespace tarry::control {
+class tombstone_table;
+}
+
 namespace tarry {
 
 /// A job as handed to the handler: a read-only view, valid only during the
@@ -21,6 +25,9 @@ struct job {
     wall_time started;                     ///< when the handler was called
     std::uint32_t attempt;                 ///< 1 for the first run (x-tarry-attempt)
     bool redelivered;                      ///< the broker delivered it before
+    std::uint64_t generation = 0;          ///< x-tarry-generation (0 when it has none)
+    /// Where cancel_requested() looks; set by the consumer (nothing: never).
+    const control::tombstone_table* tombstones = nullptr;
 
     std::string_view body() const noexcept { return message.body_view(); }
     const amqp::basic_properties& properties() const noexcept { return message.properties; }
@@ -30,6 +37,12 @@ struct job {
     std::string_view id() const noexcept;
     /// started − due (never negative).
     std::chrono::nanoseconds lateness() const noexcept { return started - due; }
+    /// Whether a cancel of this job (a tombstone covering this copy:
+    /// publisher::async_cancel, or a reschedule) has been read. A job is
+    /// never interrupted; a long handler may check this and stop early. If
+    /// it then fails, it is not retried (event `cancelled`); a success
+    /// stands (its `succeeded` event says cancel_requested). Thread-safe.
+    bool cancel_requested() const;
 };
 
 /// Thrown by a handler (or derived from) for a failure that retrying cannot

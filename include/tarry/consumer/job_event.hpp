@@ -26,6 +26,9 @@ struct job_event {
                     ///< so nothing is lost
         abandoned,  ///< stop() left its handler running after shutdown_grace; not
                     ///< acknowledged: the broker redelivers it
+        cancelled,  ///< a tombstone covers it (publisher::async_cancel or a reschedule):
+                    ///< acknowledged without running, or after a run that a cancel
+                    ///< reached failed (not retried)
     };
     kind what;
     std::string id;              ///< message_id ("" when unset)
@@ -34,6 +37,9 @@ struct job_event {
     std::uint32_t attempt = 1;
     std::string reason;          ///< dead, failed, requeued, dropped, abandoned: why
     std::optional<wall_time> next_due;  ///< retry / parked: when it comes back due
+    /// The job ran, and a cancel of it was read before it ended (it is never
+    /// interrupted): on succeeded, and on cancelled after a run.
+    bool cancel_requested = false;
 };
 
 /// "run", "parked", ... as used in logs and the echo_worker sample.
@@ -56,6 +62,7 @@ struct consumer_stats {
     std::uint64_t late_confirms = 0;  ///< copies confirmed after their original was settled
                                       ///< otherwise: possible duplicates, never losses
     std::uint64_t abandoned = 0;      ///< handlers left running by stop()
+    std::uint64_t cancelled = 0;      ///< acknowledged because a tombstone covers them
     std::uint64_t channel_losses = 0; ///< consuming channels lost (broker close, connection loss)
     std::uint64_t lane_changes = 0;   ///< hand-overs: a lane held its share, another took deliveries
     std::size_t held = 0;             ///< held now (delay queue + ready path)

@@ -47,6 +47,17 @@ struct subscription_options {
     /// `requeued` as for a nack). Returns tarry cannot prevent still count:
     /// a lost connection, an unacknowledged delivery at consumer_timeout.
     std::optional<std::uint32_t> delivery_limit;
+    /// true (default): read the queue's control stream (docs/control.md) and
+    /// honour its tombstones: a job they cover is acknowledged without
+    /// running (event `cancelled`), checked when it is admitted and again
+    /// when it falls due. Before it consumes, the consumer reads the stream
+    /// up to its end (a marker it appends); a queue with no control stream
+    /// yet is looked at again every second. false: cancels are ignored.
+    bool read_control_stream = true;
+    /// How long a tombstone counts after it was written (by its own
+    /// timestamp): at most 7 days, what the stream keeps
+    /// (control::stream_max_age).
+    std::chrono::milliseconds tombstone_retention = std::chrono::hours(7 * 24);
     /// Worker threads running handlers.
     std::size_t workers = 4;
     /// Delay of a message with neither perform_job_at nor x-delay (0 = at once).

@@ -31,6 +31,9 @@ inline constexpr std::string_view x_delay_header = "x-delay";
 inline constexpr std::string_view attempt_header = "x-tarry-attempt";
 /// Why a message was dead-lettered (see dead_letter_reason below).
 inline constexpr std::string_view reason_header = "x-tarry-reason";
+/// Microseconds since the epoch when this copy's schedule was set; a
+/// tombstone (tarry/control) drops the copies of a job with an older one.
+inline constexpr std::string_view generation_header = "x-tarry-generation";
 
 /// Where a due time came from.
 enum class schedule_source { perform_job_at, x_delay, default_delay };
@@ -95,5 +98,13 @@ void strip_broker_death_headers(amqp::wire::basic_properties& props);
 
 /// The attempt number in x-tarry-attempt (any integer type ≥ 1), else 1.
 std::uint32_t read_attempt(const amqp::wire::basic_properties& props) noexcept;
+
+/// The generation in x-tarry-generation (any integer type ≥ 0), else 0: a
+/// message published without one (by another client) is generation 0.
+std::uint64_t read_generation(const amqp::wire::basic_properties& props) noexcept;
+
+/// Sets x-tarry-generation (a signed 64-bit integer, as RabbitMQ's clients
+/// read it), replacing any earlier one; headers are created when absent.
+void write_generation(amqp::wire::basic_properties& props, std::uint64_t generation);
 
 }  // namespace tarry::contract

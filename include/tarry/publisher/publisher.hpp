@@ -131,9 +131,11 @@ public:
     publisher& operator=(const publisher&) = delete;
 
     /// Sets perform_job_at (a double, epoch seconds) and timestamp per
-    /// `when` (see contract::write_schedule), a fresh random message_id
-    /// (32 hex digits) when none is set and delivery_mode per the options,
-    /// then publishes with confirms → void(std::error_code).
+    /// `when` (see contract::write_schedule), x-tarry-generation (µs since
+    /// the epoch now, strictly increasing within the process; replacing any
+    /// given), a fresh random message_id (32 hex digits) when none is set
+    /// and delivery_mode per the options, then publishes with confirms →
+    /// void(std::error_code).
     /// Refused before sending: delay_exceeds_max (above max_delay),
     /// invalid_schedule (due before 1970 or beyond the clock's range).
     template <class Token>
@@ -174,6 +176,59 @@ public:
                                    amqp::detail::with_diagnostics(diag, std::forward<Token>(token)));
     }
 
+    /// Cancels job `job_id` (its message_id) of `queue`: appends a tombstone
+    /// to the queue's control stream (tarry/control/control_stream.hpp;
+    /// declared with its fixed arguments by this publisher's first command
+    /// for the queue) → void(std::error_code), once the broker confirmed
+    /// it. Every consumer of the queue then drops, when it admits or
+    /// releases them, the job's copies published before (a lower
+    /// x-tarry-generation; a message without one is generation 0); a run
+    /// already started is not interrupted. Cancelling an id that is unknown
+    /// or already done succeeds and does nothing (the two cannot be told
+    /// apart). Refused before sending: amqp::errc::invalid_argument for an
+    /// empty job id or one over 255 bytes. The stream's declare can fail
+    /// with the broker's 406 (it exists with other arguments) or 403.
+    template <class Token>
+    auto async_cancel(std::string queue, std::string job_id, Token&& token) {
+        return boost::asio::async_initiate<Token, void(std::error_code)>(
+            [this](completion h, std::string q, std::string id) { cancel_(std::move(q), std::move(id), std::move(h)); },
+            token, std::move(queue), std::move(job_id));
+    }
+    /// The same, with this command's diagnostics in `diag`.
+    template <class Token>
+    auto async_cancel(std::string queue, std::string job_id, amqp::diagnostics& diag, Token&& token) {
+        return async_cancel(std::move(queue), std::move(job_id),
+                            amqp::detail::with_diagnostics(diag, std::forward<Token>(token)));
+    }
+
+    /// Reschedules job `job_id` of `queue` in one idempotent step, never
+    /// remove-then-add: a tombstone of a new generation g and `msg` as the
+    /// job's new copy (message_id = job_id, x-tarry-generation = g, due per
+    /// `when`, persistent per the options, to the default exchange with
+    /// routing key `queue`), both confirmed → void(std::error_code). Every
+    /// earlier copy is dropped wherever it is (held, parked, not yet
+    /// delivered); the new one runs once, at `when`. On an error the step
+    /// may be half done (the tombstone without its copy cancels the job):
+    /// repeat it; a later reschedule supersedes every earlier one. Refused
+    /// before sending anything: as async_publish (delay_exceeds_max,
+    /// invalid_schedule) and as async_cancel.
+    template <class Token>
+    auto async_reschedule(std::string queue, std::string job_id, job_schedule when, amqp::message msg,
+                          Token&& token) {
+        return boost::asio::async_initiate<Token, void(std::error_code)>(
+            [this](completion h, std::string q, std::string id, job_schedule w, amqp::message m) {
+                reschedule_(std::move(q), std::move(id), w, std::move(m), std::move(h));
+            },
+            token, std::move(queue), std::move(job_id), when, std::move(msg));
+    }
+    /// The same, with this command's diagnostics in `diag`.
+    template <class Token>
+    auto async_reschedule(std::string queue, std::string job_id, job_schedule when, amqp::message msg,
+                          amqp::diagnostics& diag, Token&& token) {
+        return async_reschedule(std::move(queue), std::move(job_id), when, std::move(msg),
+                                amqp::detail::with_diagnostics(diag, std::forward<Token>(token)));
+    }
+
     /// Thread-safe.
     publisher_stats stats() const noexcept;
     /// The latest failure of any publish, as its diagnostics said. Empty
@@ -189,6 +244,9 @@ private:
     using completion = amqp::detail::op_handler<>;
     void publish_(std::string exchange, std::string routing_key, amqp::message msg,
                   const job_schedule* when, completion h);
+    void cancel_(std::string queue, std::string job_id, completion h);
+    void reschedule_(std::string queue, std::string job_id, job_schedule when, amqp::message msg,
+                     completion h);
 
     std::shared_ptr<state> s_;
 };

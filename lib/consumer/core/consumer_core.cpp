@@ -14,7 +14,8 @@ std::chrono::milliseconds backlog_check_interval(const subscription_options& o) 
 }  // namespace
 
 consumer_core::consumer_core(const subscription_options& options, job_store& store, core_counters& counters,
-                             retry::random_source random, steady_time epoch, bool events_wanted)
+                             retry::random_source random, steady_time epoch, bool events_wanted,
+                             const cancel_oracle* cancels)
     : options_(options),
       rules_{options.default_delay, options.max_delay},
       ladder_(options.queue, options.effective_min_park_ttl(), options.hold_horizon),
@@ -23,6 +24,7 @@ consumer_core::consumer_core(const subscription_options& options, job_store& sto
       random_(std::move(random)),
       epoch_(epoch),
       events_wanted_(events_wanted),
+      cancels_(cancels),
       lanes_(options.effective_channels()) {}
 
 std::optional<steady_time> consumer_core::oldest_unsettled() const noexcept {

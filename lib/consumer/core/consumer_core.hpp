@@ -22,6 +22,7 @@
 //   is given back.
 #pragma once
 
+#include "cancel_oracle.hpp"
 #include "core_actions.hpp"
 #include "duration_recorder.hpp"
 #include "held_job.hpp"
@@ -61,7 +62,7 @@ struct moment {
 struct core_counters {
     std::atomic<std::uint64_t> received{0}, fast_path{0}, started{0}, succeeded{0}, handler_failures{0},
         retried{0}, dead_lettered{0}, parked{0}, requeued{0}, dropped{0}, copy_failures{0},
-        late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0};
+        late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0}, cancelled{0};
     std::atomic<std::size_t> running{0};
     /// Counted where dead_lettered and requeued are, so they add up to them.
     std::array<std::atomic<std::uint64_t>, dead_letter_reasons.size()> dead_lettered_by_reason{};
@@ -76,6 +77,7 @@ struct finished_job {
         ran,          ///< the handler ran; `outcome` says how it went
         not_current,  ///< its delivery was no longer current: not run
         not_yet_due,  ///< popped before its due time by the wall clock (a clock step): not run
+        cancelled,    ///< a tombstone covers it (cancel_oracle): not run
     };
     held_job job;
     result what = result::ran;
@@ -85,10 +87,12 @@ struct finished_job {
 
 class consumer_core {
 public:
-    /// `store` must outlive the core. `epoch` is the steady time that
-    /// held_job::delivered_ms counts from.
+    /// `store` (and `cancels`, when given) must outlive the core. `epoch` is
+    /// the steady time that held_job::delivered_ms counts from. Without
+    /// `cancels` no job is ever cancelled.
     consumer_core(const subscription_options& options, job_store& store, core_counters& counters,
-                  retry::random_source random, steady_time epoch, bool events_wanted = true);
+                  retry::random_source random, steady_time epoch, bool events_wanted = true,
+                  const cancel_oracle* cancels = nullptr);
 
     // ---- inputs -------------------------------------------------------------
     /// The topology is declared: start consuming if no lane does.
@@ -194,6 +198,11 @@ private:
     void give_back_one(held_job j, const char* reason, moment now, bool emit_event = true);
     bool at_delivery_limit(const held_job& j) const;
     void drop(const held_job& j, std::string why, moment now);
+    /// Whether a tombstone covers this copy of `msg` (its message_id and
+    /// generation) at `now`.
+    bool covered(const amqp::basic_properties& props, wall_time now) const;
+    /// Acks j without running it further: event `cancelled`.
+    void cancel_one(const held_job& j, moment now, bool after_run = false);
     /// The lane's counts for j, which leaves them; false if j is not current.
     bool settling(const held_job& j);
     bool current(const held_job& j) const noexcept { return lanes_.current(j.lane, j.generation); }
@@ -234,6 +243,7 @@ private:
     retry::random_source random_;
     const steady_time epoch_;
     const bool events_wanted_;
+    const cancel_oracle* const cancels_;
 
     lane_table lanes_;
     std::size_t intake_ = lane_table::none;   // the lane consuming (the newest one)

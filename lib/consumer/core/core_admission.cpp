@@ -37,6 +37,11 @@ void consumer_core::delivery(std::size_t lane, std::uint32_t gen, amqp::delivery
 }
 
 void consumer_core::admit(held_job j, amqp::message msg, moment now) {
+    if (covered(msg.properties, now.wall)) {  // cancelled: whatever its schedule, it will not run
+        j.msg = packed_message::keep(std::move(msg));
+        cancel_one(j, now);
+        return;
+    }
     auto read = contract::read_schedule(msg.properties, now.wall, rules_);
     // A job that will not wait (refused, or due already) is kept as decoded;
     // one that may wait is packed at once (packing a kept one later would

@@ -20,6 +20,11 @@ void consumer_core::finished(finished_job f, moment now) {
         drop(j, "its channel was lost before it ran", now);
         return;
     }
+    if (f.what == finished_job::result::cancelled) {
+        if (!current(j)) drop(j, "its channel was lost before it ran", now);
+        else cancel_one(j, now);
+        return;
+    }
     if (f.what == finished_job::result::not_yet_due) {
         // The wall clock stepped back: hold it again, or park it when the
         // step pushed it beyond the hold horizon.
@@ -44,12 +49,25 @@ void consumer_core::finished(finished_job f, moment now) {
 }
 
 void consumer_core::settle(held_job j, const job_outcome& outcome, wall_time started, moment now) {
+    // A cancel read while it ran: a success stands; anything else ends it
+    // (a retry, a dead letter or a requeue would only bring back a job its
+    // owner no longer wants).
+    const bool cancel_requested =
+        cancels_ != nullptr && cancels_->any() &&
+        covered(j.msg.kept() ? j.msg.kept()->properties : j.msg.properties(), now.wall);
+    if (cancel_requested && outcome.what() != job_outcome::kind::success) {
+        cancel_one(j, now, true);
+        return;
+    }
     switch (outcome.what()) {
-        case job_outcome::kind::success:
+        case job_outcome::kind::success: {
             ack(j);
             ++counters_.succeeded;
-            emit(event_of(j, job_event::kind::succeeded, now.wall));
+            auto e = event_of(j, job_event::kind::succeeded, now.wall);
+            e.cancel_requested = cancel_requested;
+            emit(std::move(e));
             return;
+        }
         case job_outcome::kind::failure:
             retry_or_dead_letter(std::move(j), outcome, started, now);
             return;
@@ -93,6 +111,22 @@ void consumer_core::dead_letter(held_job j, std::string reason, std::optional<am
     replace(std::move(j), options_.dead_letter_exchange,
             to_exchange ? options_.queue : options_.dead_letter_queue_name(), std::move(copy),
             {job_event::kind::dead, bounded(reason), std::nullopt}, copy_name, now);
+}
+
+bool consumer_core::covered(const amqp::basic_properties& props, wall_time now) const {
+    if (cancels_ == nullptr || !cancels_->any() || !props.message_id) return false;
+    return cancels_->cancelled(*props.message_id, contract::read_generation(props), now);
+}
+
+void consumer_core::cancel_one(const held_job& j, moment now, bool after_run) {
+    if (!settling(j)) return;
+    actions_.push_back(action::ack{j.lane, j.generation, j.delivery_tag});
+    ++counters_.cancelled;
+    auto e = event_of(j, job_event::kind::cancelled, now.wall);
+    e.cancel_requested = after_run;
+    e.reason = after_run ? "a cancel was read while it ran, and the run did not succeed: not retried"
+                         : "a tombstone covers it: acknowledged without running";
+    emit(std::move(e));
 }
 
 bool consumer_core::settling(const held_job& j) {
@@ -191,7 +225,7 @@ void consumer_core::give_back(std::vector<held_item> items, moment now) {
 }
 
 job_event consumer_core::event_of(const held_job& j, job_event::kind k, wall_time at) const {
-    job_event e{k, {}, j.due, at, j.attempt, {}, {}};
+    job_event e{k, {}, j.due, at, j.attempt, {}, {}, false};
     if (!events_wanted_) return e;
     if (const auto* whole = j.msg.kept()) {
         if (whole->properties.message_id) e.id = *whole->properties.message_id;

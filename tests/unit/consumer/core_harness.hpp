@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -44,6 +45,18 @@ private:
     delay_queue_store<fake_clock> inner_;
 };
 
+/// Tombstones as a plain map: job id → the generation below which its
+/// copies are cancelled.
+class fake_cancels final : public cancel_oracle {
+public:
+    bool any() const noexcept override { return !below.empty(); }
+    bool cancelled(std::string_view id, std::uint64_t generation, wall_time) const override {
+        const auto it = below.find(id);
+        return it != below.end() && generation < it->second;
+    }
+    std::map<std::string, std::uint64_t, std::less<>> below;
+};
+
 inline subscription_options small_options() {
     subscription_options o;
     o.queue = "jobs";
@@ -68,7 +81,7 @@ struct harness {
         : options(std::move(o)),
           queue({}, clock),
           store(queue),
-          core(options, store, counters, retry::make_random_source(7), clock.now()) {}
+          core(options, store, counters, retry::make_random_source(7), clock.now(), true, &cancels) {}
 
     moment now() const { return {clock.now(), clock.wall_now()}; }
     void advance(std::chrono::nanoseconds d) {
@@ -90,12 +103,14 @@ struct harness {
     }
 
     /// Delivers a job due `in` from now (nothing: no schedule header, due at once).
+    /// `generation`: its x-tarry-generation (0: none).
     void deliver(std::size_t lane, std::uint32_t gen, std::uint64_t tag, std::optional<std::chrono::milliseconds> in,
-                 std::string id = {}) {
+                 std::string id = {}, std::uint64_t generation = 0) {
         amqp::delivery d;
         d.delivery_tag = tag;
         d.msg.properties.message_id = id.empty() ? "job-" + std::to_string(tag) : id;
         if (in) contract::write_schedule(d.msg.properties, clock.wall_now() + *in, clock.wall_now());
+        if (generation != 0) contract::write_generation(d.msg.properties, generation);
         d.msg.body = {'x'};
         core.delivery(lane, gen, std::move(d), now());
     }
@@ -144,6 +159,7 @@ struct harness {
     }
 
     fake_clock clock;
+    fake_cancels cancels;
     subscription_options options;
     delay_queue<held_job, fake_clock> queue;
     counting_store store;

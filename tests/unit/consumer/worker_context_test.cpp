@@ -20,22 +20,24 @@ struct fixture {
     explicit fixture(job_handler handler)
         : generations(std::make_shared<lane_generations>(2)),
           counters(std::make_shared<core_counters>()),
+          tombstones(std::make_shared<control::tombstone_table>()),
           ctx(std::make_shared<worker_context>(
               std::move(handler), nullptr,
               [this](const job_event& e) {
                   std::lock_guard lock(mutex);
                   events.push_back(e);
               },
-              counters, generations, [this] { ++delivered; })) {
+              counters, generations, [this] { ++delivered; }, tombstones)) {
         generations->set(0, 1);
     }
-    held_item item(wall_time due, std::uint32_t generation = 1) {
+    held_item item(wall_time due, std::uint32_t generation = 1, std::uint64_t job_generation = 0) {
         held_job j;
         j.due = due;
         j.generation = generation;
         j.delivery_tag = 7;
         amqp::message m;
         m.properties.message_id = "a";
+        if (job_generation != 0) contract::write_generation(m.properties, job_generation);
         j.msg = packed_message::pack(m);
         return {std::move(j), {}, 0};
     }
@@ -51,6 +53,7 @@ struct fixture {
     std::atomic<int> delivered{0};
     std::shared_ptr<lane_generations> generations;
     std::shared_ptr<core_counters> counters;
+    std::shared_ptr<control::tombstone_table> tombstones;
     std::shared_ptr<worker_context> ctx;
 };
 }  // namespace
@@ -132,4 +135,75 @@ TEST_CASE("after close() no outcome is delivered") {
     f.ctx->run(it);
     CHECK(f.delivered == 0);
     CHECK(f.ctx->take_finished().empty());
+}
+
+TEST_CASE("fault: a job a tombstone covers when it falls due is handed back cancelled, unrun") {
+    std::atomic<int> calls{0};
+    fixture f([&](const job&) {
+        ++calls;
+        return job_outcome::success();
+    });
+    const auto now = std::chrono::system_clock::now();
+    f.tombstones->add({"a", 100, now}, now);
+    auto it = f.item(now, 1, 99);
+    f.ctx->run(it);
+    CHECK(calls == 0);
+    CHECK(f.kinds().empty());  // no run event
+    auto out = f.ctx->take_finished();
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].what == finished_job::result::cancelled);
+    CHECK(f.counters->started == 0);
+}
+
+TEST_CASE("a job's own newer generation runs; the handler sees its generation and a cancel read while it runs") {
+    std::promise<void> running;
+    std::promise<void> cancel_written;
+    std::vector<bool> seen;
+    std::uint64_t generation = 0;
+    fixture f([&](const job& j) {
+        generation = j.generation;
+        seen.push_back(j.cancel_requested());
+        running.set_value();
+        cancel_written.get_future().wait();
+        seen.push_back(j.cancel_requested());
+        return job_outcome::success();
+    });
+    const auto now = std::chrono::system_clock::now();
+    f.tombstones->add({"a", 100, now}, now);
+    auto it = f.item(now, 1, 100);  // the reschedule's copy: not covered
+    std::thread worker([&] { f.ctx->run(it); });
+    running.get_future().wait();
+    f.tombstones->add({"a", 200, now}, now);  // a later cancel
+    cancel_written.set_value();
+    worker.join();
+    CHECK(generation == 100);
+    CHECK(seen == std::vector<bool>{false, true});
+    auto out = f.ctx->take_finished();
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].what == finished_job::result::ran);
+}
+
+TEST_CASE("without a tombstone table nothing is cancelled, and cancel_requested() is false") {
+    bool asked = true;
+    auto counters = std::make_shared<core_counters>();
+    auto generations = std::make_shared<lane_generations>(1);
+    generations->set(0, 1);
+    auto ctx = std::make_shared<worker_context>(
+        [&](const job& j) {
+            asked = j.cancel_requested();
+            return job_outcome::success();
+        },
+        nullptr, nullptr, counters, generations, [] {});
+    held_job j;
+    j.due = std::chrono::system_clock::now();
+    j.generation = 1;
+    amqp::message m;
+    m.properties.message_id = "a";
+    j.msg = packed_message::pack(m);
+    held_item it{std::move(j), {}, 0};
+    ctx->run(it);
+    CHECK_FALSE(asked);
+    auto out = ctx->take_finished();
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].what == finished_job::result::ran);
 }

@@ -181,3 +181,55 @@ TEST_CASE("read_attempt: any integer type from 1 to 2^32-1, else 1") {
     CHECK(contract::read_attempt({}) == 1);
     CHECK(contract::read_attempt(with("other", std::int32_t{4})) == 1);
 }
+
+TEST_CASE("read_generation: any integer type from 0 up, else 0 (a message published without one)") {
+    static_assert(noexcept(contract::read_generation(wire::basic_properties{})));
+    struct kase {
+        const char* what;
+        wire::field_value v;
+        std::uint64_t generation;
+    };
+    const kase cases[] = {
+        {"uint8", std::uint8_t{7}, 7},
+        {"int32", std::int32_t{70000}, 70000},
+        {"uint32", std::uint32_t{4294967295u}, 4294967295u},
+        {"int64, µs now", std::int64_t{1795613756873786}, 1795613756873786u},
+        {"int64 max", std::numeric_limits<std::int64_t>::max(), 9223372036854775807u},
+        {"zero", std::int64_t{0}, 0},
+        {"negative", std::int64_t{-5}, 0},
+        {"string", "1795613756873786", 0},
+        {"double", 1.5e15, 0},
+        {"bool", true, 0},
+        {"timestamp", wire::timestamp_value{3}, 0},
+        {"table", wire::field_table{}, 0},
+    };
+    for (const auto& k : cases) {
+        CAPTURE(k.what);
+        CHECK(contract::read_generation(with("x-tarry-generation", k.v)) == k.generation);
+    }
+    CHECK(contract::read_generation({}) == 0);
+    CHECK(contract::read_generation(with("x-tarry-attempt", std::int64_t{4})) == 0);
+}
+
+TEST_CASE("write_generation: one signed 64-bit header, replacing an earlier one, read back exactly") {
+    wire::basic_properties p;
+    contract::write_generation(p, 1795613756873786u);
+    REQUIRE(p.headers);
+    const auto* v = p.headers->find("x-tarry-generation");
+    REQUIRE(v != nullptr);
+    CHECK(v->get_if<std::int64_t>() != nullptr);
+    CHECK(contract::read_generation(p) == 1795613756873786u);
+
+    contract::write_generation(p, 42);
+    CHECK(count(*p.headers, "x-tarry-generation") == 1);
+    CHECK(contract::read_generation(p) == 42);
+
+    // Above INT64_MAX it is held at INT64_MAX (the header is signed).
+    contract::write_generation(p, std::numeric_limits<std::uint64_t>::max());
+    CHECK(contract::read_generation(p) == static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+
+    // Other headers are kept.
+    wire::basic_properties q = with("keep", "me");
+    contract::write_generation(q, 5);
+    CHECK(q.headers->find("keep") != nullptr);
+}

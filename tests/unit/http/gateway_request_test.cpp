@@ -253,3 +253,36 @@ TEST_CASE("parse_gateway_request: duplicate keys: the last counts") {
     const auto m = one(R"("delay":1,"delay":2)");
     CHECK(m.delay == 2'000'000us);
 }
+
+TEST_CASE("parse_reschedule_request: the body is one message; its id is the path's") {
+    gateway_limits limits;
+    limits.max_delay = 60s;
+    auto m = value_of(parse_reschedule_request(R"({"body":"again","delay":1.5,"ttl":30,"headers":{"k":"v"}})", "job-1",
+                                               limits));
+    CHECK(m.body == "again");
+    CHECK(m.delay == std::chrono::microseconds(1'500'000));
+    CHECK(m.ttl == 30s);
+    CHECK(m.id == std::optional<std::string>("job-1"));
+    REQUIRE(m.headers.find("k") != nullptr);
+    m = value_of(parse_reschedule_request(R"({"body":"x","id":"job-1"})", "job-1", limits));
+    CHECK(m.id == std::optional<std::string>("job-1"));
+}
+
+TEST_CASE("parse_reschedule_request: every refusal names the field") {
+    gateway_limits limits;
+    limits.max_delay = 60s;
+    const auto refused = [&](std::string_view body) {
+        const http_error e = error_of(parse_reschedule_request(body, "job-1", limits));
+        CHECK(e.status == 400);
+        return e.message;
+    };
+    CHECK(refused("") == R"(the body is empty: expected {"body":...})");
+    CHECK(refused(R"({"body":"x","id":"job-2"})") == "id: must be the path's job id, or left out");
+    CHECK(refused(R"({"delay":1})") == "body: missing");
+    CHECK(refused(R"({"body":"x","delay":61})").rfind("delay: is above the queue's max_delay", 0) == 0);
+    CHECK(refused(R"({"body":"x","delay":-1})") == "delay: must be a number of seconds >= 0");
+    CHECK(refused(R"({"body":"x","headers":{"x-tarry-generation":1}})").rfind("headers.", 0) == 0);
+    CHECK(refused(R"({"body":"x","when":1})").find("unknown field") != std::string::npos);
+    CHECK(refused(R"(["body"])") == "the body: must be an object");
+    CHECK(refused("{").rfind("the body is not valid JSON", 0) == 0);
+}

@@ -3,6 +3,9 @@
 // message not sent, by index.
 #include "gateway_json.hpp"
 
+#include "tarry/amqp/error.hpp"
+#include "tarry/publisher/publish_error.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
@@ -45,4 +48,22 @@ TEST_CASE("gateway_response_of: ids and errors are escaped, always JSON") {
     const boost::json::value v = boost::json::parse(gateway_response_of(results).body);
     CHECK(v.at("ids").at(0).as_string() == "q\"\xEF\xBF\xBD");
     CHECK(v.at("errors").at(0).at("error").as_string() == "broker said \"no\"\n\xEF\xBF\xBD");
+}
+
+TEST_CASE("command_response_of: 200 with the id; 504, 400 and 502 with the reason") {
+    gateway_response r = command_response_of({"job-1", {}, ""});
+    CHECK(r.status == 200);
+    CHECK(r.body == R"({"id":"job-1"})");
+    r = command_response_of({"job-1", std::make_error_code(std::errc::timed_out), "not confirmed within 10000 ms"});
+    CHECK(r.status == 504);
+    CHECK(r.body == R"({"error":"not confirmed within 10000 ms"})");
+    r = command_response_of({"job-1", tarry::amqp::make_error_code(tarry::amqp::errc::invalid_argument), "the job id is empty"});
+    CHECK(r.status == 400);
+    r = command_response_of({"job-1", tarry::make_error_code(tarry::publish_errc::delay_exceeds_max), "above"});
+    CHECK(r.status == 400);
+    r = command_response_of({"job-1", tarry::make_error_code(tarry::publish_errc::unroutable), "no queue took it"});
+    CHECK(r.status == 502);
+    CHECK(r.body == R"({"error":"no queue took it"})");
+    r = command_response_of({"job-1", tarry::amqp::make_error_code(tarry::amqp::errc::publish_nacked), ""});
+    CHECK(r.status == 502);
 }

@@ -146,3 +146,33 @@ TEST_CASE("check_bearer: no token configured refuses everything") {
     CHECK(check_bearer("Bearer ", std::string()) == auth_result::not_configured);
     CHECK(check_bearer("Bearer x", std::string()) == auth_result::not_configured);
 }
+
+TEST_CASE("route_of: DELETE and PUT of one job of the endpoint's queue, its id percent-decoded") {
+    route r = route_of("DELETE", "/v1/queues/jobs/messages/order-42", "jobs");
+    CHECK(r.kind == route_kind::cancel);
+    CHECK(r.job_id == "order-42");
+    r = route_of("PUT", "/v1/queues/jobs/messages/a%2Fb%20c", "jobs");
+    CHECK(r.kind == route_kind::reschedule);
+    CHECK(r.job_id == "a/b c");
+    CHECK(route_of("DELETE", "/v1/queues/%6aobs/messages/x", "jobs").kind == route_kind::cancel);
+    CHECK(route_of("DELETE", "/v1/queues/jobs/messages/" + std::string(255, 'i'), "jobs").kind == route_kind::cancel);
+    for (const std::string_view method : {"GET", "HEAD", "POST", "PATCH", "delete"}) {
+        CAPTURE(method);
+        r = route_of(method, "/v1/queues/jobs/messages/x", "jobs");
+        CHECK(r.kind == route_kind::method_not_allowed);
+        CHECK(std::string_view(r.allow) == "PUT, DELETE");
+    }
+}
+
+TEST_CASE("route_of: a job path of another queue, or an id that cannot be one, is not found") {
+    for (const std::string& target :
+         {std::string("/v1/queues/other/messages/x"), std::string("/v1/queues/jobs/messages/"),
+          std::string("/v1/queues/jobs/messages/a/b"), std::string("/v1/queues/jobs/messages/%zz"),
+          std::string("/v1/queues/jobs/messages/" + std::string(256, 'i')),
+          std::string("/v1/queues/jobs/messages/%" + std::string("2")), std::string("/v1/queues/jobs/messagesx/x"),
+          std::string("/v1/queues/jobs/message/x"), std::string("/v1/queues/jobs/x")}) {
+        CAPTURE(target);
+        CHECK(kind_of("DELETE", target) == route_kind::not_found);
+        CHECK(kind_of("PUT", target) == route_kind::not_found);
+    }
+}

@@ -1,0 +1,80 @@
+// The live tombstones of one queue, as a consumer knows them: the reader of
+// the control stream adds them, admission and release ask whether a copy is
+// cancelled.
+//
+// Promises:
+// - covers(id, g, now) is true exactly when a tombstone for `id` with a
+//   generation above g was added, written no longer than `retention`
+//   before `now`. A tombstone never covers a copy of its own generation or
+//   a newer one (a reschedule's new copy), nor another id.
+// - Per id one entry: the highest generation and the latest written time
+//   of its tombstones (so an entry lives as long as its newest tombstone,
+//   and covers what each of them would).
+// - Memory is bounded by the tombstones written within `retention`:
+//   expire(now) frees the older ones (covers() ignores them already).
+// Threads: every member may be called from any thread at once (readers
+// share a lock; add and expire take it alone). empty() takes no lock.
+#pragma once
+
+#include "tarry/control/tombstone.hpp"
+#include "tarry/time/time_points.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace tarry::control {
+
+class tombstone_table {
+public:
+    /// How long a tombstone counts, by its own written time: 7 days, as
+    /// long as the broker keeps it (stream_max_age).
+    static constexpr std::chrono::hours default_retention = stream_max_age;
+
+    /// Throws std::invalid_argument unless 0 < retention.
+    explicit tombstone_table(std::chrono::milliseconds retention = default_retention);
+
+    /// Adds `t`; false (nothing kept) when it is already expired at `now`.
+    bool add(const tombstone& t, wall_time now);
+    /// Whether a copy of `job_id` with `generation` is cancelled at `now`.
+    bool covers(std::string_view job_id, std::uint64_t generation, wall_time now) const;
+    /// Frees the tombstones expired at `now`; returns how many.
+    std::size_t expire(wall_time now);
+
+    /// Job ids with a tombstone kept (expired ones until expire()).
+    std::size_t size() const;
+    /// True when no tombstone is kept: the release path's fast check.
+    bool empty() const noexcept { return count_.load(std::memory_order_acquire) == 0; }
+    std::chrono::milliseconds retention() const noexcept { return retention_; }
+
+private:
+    struct string_hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    struct entry {
+        std::uint64_t generation;
+        wall_time written;
+    };
+
+    /// Written `retention` or longer before `now` (computed so that no time
+    /// near the ends of wall_time overflows).
+    bool expired(wall_time written, wall_time now) const noexcept { return now - written >= retention_; }
+
+    const std::chrono::milliseconds retention_;
+    mutable std::shared_mutex mutex_;
+    std::unordered_map<std::string, entry, string_hash, std::equal_to<>> by_id_;
+    // Each add, in the order added: expire() pops from the front while
+    // expired. A tombstone added after a later-written one waits behind it
+    // (covers() has ignored it since it expired).
+    std::deque<std::pair<wall_time, std::string>> added_;
+    std::atomic<std::size_t> count_{0};
+};
+
+}  // namespace tarry::control

@@ -1,0 +1,215 @@
+// Reading the queue's control stream into the tombstone table (see
+// control_reader.hpp).
+#include "control_reader.hpp"
+
+#include "tarry/control/control_stream.hpp"
+#include "tarry/control/tombstone.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <random>
+
+namespace tarry::detail {
+
+namespace asio = boost::asio;
+using asio::use_awaitable;
+
+namespace {
+
+// How often expired tombstones are freed.
+constexpr std::chrono::minutes expiry_interval{1};
+
+std::string marker_id() {
+    thread_local std::mt19937_64 rng(std::random_device{}());
+    return "marker-" + std::to_string(rng()) + "-" + std::to_string(rng());
+}
+
+}  // namespace
+
+control_reader::control_reader(amqp::connection& conn, publisher& marks, settings s,
+                               std::shared_ptr<control::tombstone_table> table, report tell)
+    : conn_(conn),
+      marks_(marks),
+      settings_(std::move(s)),
+      table_(std::move(table)),
+      tell_(std::move(tell)),
+      caught_up_(conn.get_executor()),
+      retry_(conn.get_executor()),
+      expiry_(conn.get_executor()) {}
+
+asio::awaitable<bool> control_reader::attach() {
+    if (closed_) co_return false;
+    if (consuming_) co_return true;
+    if (attaching_) co_return false;  // the other attach goes on
+    attaching_ = true;
+    const bool caught_up = co_await attach_once();
+    attaching_ = false;
+    co_return caught_up;
+}
+
+// g++ 12 warns, wrongly, that Asio's coroutine frame is freed by another
+// function than allocated it (it follows the inlined aligned_alloc of the
+// frame's operator new, not the matching operator delete of the same class).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+asio::awaitable<bool> control_reader::attach_once() {
+    expire_now_and_then();
+    const std::string stream = control::stream_name(settings_.queue);
+    amqp::diagnostics diag;
+    auto [oe, ch] = co_await conn_.async_open_channel(diag, use_awaitable);
+    if (oe) {
+        tell_(false, "cannot open a channel for the control stream '" + stream + "': " + diag.message);
+        retry_later();
+        co_return false;
+    }
+    amqp::queue_options q;
+    q.name = stream;
+    q.passive = true;
+    auto [de, info] = co_await ch.async_declare_queue(std::move(q), diag, use_awaitable);
+    if (de) {
+        // 404: no command has written to it yet; the broker closed the channel.
+        if (de != amqp::reply_code::not_found)
+            tell_(false, "cannot find the control stream '" + stream + "': " + diag.message);
+        if (ch.is_open()) co_await ch.async_close(use_awaitable);
+        retry_later();
+        co_return false;
+    }
+    if (auto qe = co_await ch.async_qos({settings_.prefetch, 0, false}, diag, use_awaitable)) {
+        tell_(false, "cannot set the control stream's prefetch: " + diag.message);
+        if (ch.is_open()) co_await ch.async_close(use_awaitable);
+        retry_later();
+        co_return false;
+    }
+    const std::uint64_t incarnation = ++incarnation_;
+    ch.set_close_handler([w = weak_from_this(), incarnation](const amqp::diagnostics& why) {
+        auto self = w.lock();
+        if (!self || self->incarnation_ != incarnation) return;
+        self->consuming_ = false;
+        self->channel_ = {};
+        self->caught_up_.cancel();  // attach() waits no longer
+        if (self->closed_ || why.code == amqp::errc::channel_closed) return;  // ours
+        if (why.code != amqp::errc::connection_lost && why.code != amqp::errc::connection_closed)
+            self->tell_(false, "the control stream's channel closed: " + why.message);
+        self->retry_later();
+    });
+    amqp::consume_options co;
+    co.queue = stream;
+    if (last_offset_) co.arguments.set("x-stream-offset", *last_offset_ + 1);
+    else co.arguments.set("x-stream-offset", std::string("first"));
+    amqp::consumer_handlers handlers{
+        [w = weak_from_this()](amqp::delivery d) {
+            if (auto self = w.lock()) self->on_entry(std::move(d));
+        },
+        [w = weak_from_this(), incarnation](std::error_code) {
+            auto self = w.lock();
+            if (!self || self->incarnation_ != incarnation || self->closed_) return;
+            self->tell_(false, "the broker cancelled the control stream's consumer");
+            self->consuming_ = false;
+            self->channel_.async_close([](std::error_code) {});
+            self->channel_ = {};
+            self->retry_later();
+        }};
+    auto [ce, tag] = co_await ch.async_consume(std::move(co), std::move(handlers), diag, use_awaitable);
+    if (ce) {
+        tell_(false, "cannot read the control stream '" + stream + "': " + diag.message);
+        if (ch.is_open()) co_await ch.async_close(use_awaitable);
+        retry_later();
+        co_return false;
+    }
+    channel_ = ch;
+    consuming_ = true;
+
+    // Read up to the end: append a marker, wait until it comes back.
+    awaited_marker_ = marker_id();
+    caught_up_.expires_after(settings_.catch_up_timeout);
+    amqp::diagnostics mark_diag;
+    const auto me = co_await marks_.async_publish_as_is("", stream, control::marker_message(awaited_marker_),
+                                                        mark_diag, use_awaitable);
+    if (me) {
+        tell_(false, "cannot append a marker to the control stream (read on without knowing the end): " +
+                         mark_diag.message);
+        awaited_marker_.clear();
+        co_return true;
+    }
+    if (!awaited_marker_.empty()) {
+        auto [we] = co_await caught_up_.async_wait(asio::as_tuple(use_awaitable));
+        if (!we && !awaited_marker_.empty()) {
+            tell_(false, "the control stream's marker did not come back within " +
+                             std::to_string(settings_.catch_up_timeout.count()) + " ms (read on)");
+            awaited_marker_.clear();
+            co_return true;
+        }
+    }
+    if (consuming_) tell_(true, {});
+    co_return consuming_;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+void control_reader::on_entry(amqp::delivery d) {
+    if (const auto* h = d.msg.properties.headers ? d.msg.properties.headers->find("x-stream-offset") : nullptr)
+        if (const auto off = amqp::wire::integer_of(*h)) last_offset_ = *off;
+    if (channel_.is_open()) channel_.async_ack(d.delivery_tag, {}, [](std::error_code) {});
+    const auto& p = d.msg.properties;
+    if (p.type == control::marker_type) {
+        if (!awaited_marker_.empty() && p.message_id == awaited_marker_) {
+            awaited_marker_.clear();
+            caught_up_.cancel();
+        }
+        return;
+    }
+    std::string why;
+    if (auto t = control::read_tombstone(p, why)) {
+        table_->add(*t, std::chrono::system_clock::now());
+    } else if (!why.empty()) {
+        tell_(false, "skipped an entry of the control stream: " + why);
+    }
+}
+
+void control_reader::retry_later() {
+    if (closed_) return;
+    retry_.expires_after(settings_.poll);
+    retry_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
+        auto self = w.lock();
+        // Disconnected: the subscribe after the reconnect attaches.
+        if (ec || !self || self->closed_ || !self->conn_.is_open()) return;
+        asio::co_spawn(self->conn_.get_executor(),
+                       [self]() -> asio::awaitable<void> { co_await self->attach(); }, asio::detached);
+    });
+}
+
+void control_reader::expire_now_and_then() {
+    if (expiry_armed_ || closed_) return;
+    expiry_armed_ = true;
+    table_->expire(std::chrono::system_clock::now());
+    expiry_.expires_after(expiry_interval);
+    expiry_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
+        auto self = w.lock();
+        if (ec || !self) return;
+        self->expiry_armed_ = false;
+        self->expire_now_and_then();
+    });
+}
+
+void control_reader::detached() {
+    ++incarnation_;
+    consuming_ = false;
+    channel_ = {};
+    awaited_marker_.clear();
+    caught_up_.cancel();
+    retry_.cancel();
+}
+
+void control_reader::close() {
+    closed_ = true;
+    detached();
+    expiry_.cancel();
+}
+
+}  // namespace tarry::detail

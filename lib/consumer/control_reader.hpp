@@ -1,0 +1,88 @@
+// The consumer's reader of its queue's control stream (docs/control.md):
+// on the consuming connection it reads every entry from the first (after a
+// loss, from the last offset read + 1), puts the tombstones in the table,
+// and tells when it has read up to the end. Streams have no end-of-stream
+// signal, so "the end" is a marker it appends itself (type tarry.marker,
+// an id of its own) and then reads back.
+//
+// A queue without a control stream yet: attach() says so at once, and the
+// reader looks again every `poll` until the stream appears. A channel the
+// broker closes, or a consumer it cancels, is attached again after `poll`.
+// Threads: the I/O thread only (the connection's executor); the table is
+// thread-safe for the workers that read it.
+#pragma once
+
+#include "tarry/amqp/channel.hpp"
+#include "tarry/amqp/connection.hpp"
+#include "tarry/control/tombstone_table.hpp"
+#include "tarry/publisher/publisher.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tarry::detail {
+
+class control_reader : public std::enable_shared_from_this<control_reader> {
+public:
+    struct settings {
+        std::string queue;
+        std::chrono::milliseconds poll = std::chrono::seconds(1);
+        /// How long attach() waits to read its marker back.
+        std::chrono::milliseconds catch_up_timeout = std::chrono::seconds(10);
+        std::uint16_t prefetch = 1000;
+    };
+    /// What the reader tells: attached (caught up) or a failure, in words.
+    using report = std::function<void(bool attached, const std::string& detail)>;
+
+    /// `conn` and `marks` (a publisher on any connection, for the markers)
+    /// must outlive the reader.
+    control_reader(amqp::connection& conn, publisher& marks, settings s,
+                   std::shared_ptr<control::tombstone_table> table, report tell);
+
+    /// Attaches (unless attached already) and reads up to the end. True
+    /// once caught up; false when the stream does not exist or cannot be
+    /// read now (it then tries again every `poll` on its own). After a
+    /// marker that does not come back within catch_up_timeout it reports
+    /// that and returns true (it reads on).
+    boost::asio::awaitable<bool> attach();
+    /// The consuming connection is gone, and the channel with it.
+    void detached();
+    /// No more attaching or polling (stop()).
+    void close();
+    bool attached() const noexcept { return consuming_; }
+    /// Offset of the last entry read, if any.
+    std::optional<std::int64_t> last_offset() const noexcept { return last_offset_; }
+
+private:
+    boost::asio::awaitable<bool> attach_once();
+    void on_entry(amqp::delivery d);
+    void retry_later();
+    void expire_now_and_then();
+
+    amqp::connection& conn_;
+    publisher& marks_;
+    const settings settings_;
+    const std::shared_ptr<control::tombstone_table> table_;
+    const report tell_;
+
+    amqp::channel channel_;
+    bool consuming_ = false;
+    bool attaching_ = false;
+    bool closed_ = false;
+    std::uint64_t incarnation_ = 0;  // of channel_: a stale close handler finds another
+    std::optional<std::int64_t> last_offset_;
+    std::string awaited_marker_;
+    boost::asio::steady_timer caught_up_;  // cancelled when the marker is read
+    boost::asio::steady_timer retry_;
+    boost::asio::steady_timer expiry_;
+    bool expiry_armed_ = false;
+};
+
+}  // namespace tarry::detail

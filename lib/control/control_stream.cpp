@@ -1,0 +1,61 @@
+// The control stream's name, its fixed arguments, and declaring it on a
+// channel of its own.
+#include "tarry/control/control_stream.hpp"
+
+#include "tarry/amqp/channel.hpp"
+
+#include <memory>
+
+namespace tarry::control {
+
+std::string stream_name(std::string_view queue) {
+    std::string name(queue);
+    name += ".tarry.control";
+    return name;
+}
+
+amqp::message marker_message(std::string id) {
+    amqp::message m;
+    m.properties.type = std::string(marker_type);
+    m.properties.message_id = std::move(id);
+    return m;
+}
+
+amqp::wire::field_table stream_arguments() {
+    const auto days = std::chrono::duration_cast<std::chrono::days>(stream_max_age).count();
+    return {
+        {"x-queue-type", std::string("stream")},
+        {"x-max-age", std::to_string(days) + "D"},
+        {"x-stream-max-segment-size-bytes", stream_segment_bytes},
+    };
+}
+
+namespace detail {
+
+void declare_stream(amqp::connection& conn, std::string queue, bool passive, amqp::detail::op_handler<> h) {
+    // Its own channel: a refused declare closes the channel it was sent on.
+    struct op {
+        amqp::detail::op_handler<> done;
+        amqp::diagnostics diag;
+        amqp::connection::executor_type ex;
+    };
+    auto o = std::make_shared<op>(op{std::move(h), {}, conn.get_executor()});
+    amqp::queue_options q;
+    q.name = stream_name(queue);
+    q.passive = passive;
+    if (!passive) {
+        q.durable = true;
+        q.arguments = stream_arguments();
+    }
+    conn.async_open_channel(o->diag, [o, q = std::move(q)](std::error_code ec, amqp::channel ch) mutable {
+        if (ec) return std::move(o->done).complete(o->ex, std::move(o->diag));
+        ch.async_declare_queue(std::move(q), o->diag, [o, ch](std::error_code ec, const amqp::queue_info&) {
+            if (ec) return std::move(o->done).complete(o->ex, std::move(o->diag));  // the broker closed it
+            ch.async_close([o](std::error_code) { std::move(o->done).complete(o->ex, {}); });
+        });
+    });
+}
+
+}  // namespace detail
+
+}  // namespace tarry::control

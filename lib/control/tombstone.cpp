@@ -1,0 +1,43 @@
+// Tombstones to and from control-stream entries.
+#include "tarry/control/tombstone.hpp"
+
+#include "tarry/contract/schedule_headers.hpp"
+
+#include <algorithm>
+
+namespace tarry::control {
+
+amqp::message to_message(const tombstone& t) {
+    amqp::message m;
+    m.properties.type = std::string(tombstone_type);
+    m.properties.message_id = t.job_id;
+    const auto s = std::chrono::floor<std::chrono::seconds>(t.written.time_since_epoch()).count();
+    m.properties.timestamp = static_cast<std::uint64_t>(std::max<std::int64_t>(s, 0));
+    m.properties.delivery_mode = 2;
+    contract::write_generation(m.properties, t.generation);
+    return m;
+}
+
+std::optional<tombstone> read_tombstone(const amqp::basic_properties& props, std::string& why) {
+    why.clear();
+    if (props.type != tombstone_type) return std::nullopt;
+    if (!props.message_id || props.message_id->empty()) {
+        why = "a tombstone without a message_id (the job id)";
+        return std::nullopt;
+    }
+    if (!props.timestamp) {
+        why = "a tombstone without a timestamp (when it was written)";
+        return std::nullopt;
+    }
+    const std::uint64_t g = contract::read_generation(props);
+    if (g == 0) {
+        why = "a tombstone without a positive integer " + std::string(contract::generation_header);
+        return std::nullopt;
+    }
+    // Whole seconds since the epoch, kept within wall_time's range.
+    const auto max_s = std::chrono::duration_cast<std::chrono::seconds>(wall_time::max().time_since_epoch()).count();
+    const auto s = std::min<std::uint64_t>(*props.timestamp, static_cast<std::uint64_t>(max_s));
+    return tombstone{*props.message_id, g, wall_time{std::chrono::seconds(static_cast<std::int64_t>(s))}};
+}
+
+}  // namespace tarry::control

@@ -1,0 +1,142 @@
+// Cancellation in the consumer core, fault by fault on a fake clock: a
+// tombstone (the harness's fake_cancels) covering a job when it is
+// admitted, when it falls due, and while it runs.
+#include "core_harness.hpp"
+
+using namespace core_test;
+
+namespace {
+
+/// The one ack collected, of `tag`.
+void check_acked(harness& h, std::uint64_t tag) {
+    const auto acks = h.take<action::ack>();
+    REQUIRE(acks.size() == 1);
+    CHECK(acks[0].tag == tag);
+}
+
+}  // namespace
+
+TEST_CASE("fault: a delivery a tombstone covers is acked at admission without running or parking") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.cancels.below["job-1"] = 100;
+    h.cancels.below["job-2"] = 100;
+    h.cancels.below["job-3"] = 100;
+    h.deliver(0, gen, 1, 500ms, "job-1", 50);   // would be held
+    h.deliver(0, gen, 2, std::nullopt, "job-2");  // due now; generation 0 (another client's)
+    h.deliver(0, gen, 3, 60s, "job-3", 99);     // would be parked
+    CHECK(h.queue.size() == 0);
+    CHECK(h.take<action::publish>().empty());
+    CHECK(h.take<action::ack>().size() == 3);
+    const auto cancelled = h.events(job_event::kind::cancelled);
+    REQUIRE(cancelled.size() == 3);
+    CHECK(cancelled[0].id == "job-1");
+    CHECK_FALSE(cancelled[0].cancel_requested);
+    CHECK(cancelled[0].reason.find("tombstone") != std::string::npos);
+    CHECK(h.counters.cancelled == 3);
+    CHECK(h.counters.fast_path == 0);
+    CHECK(h.core.lanes()[0].unsettled == 0);
+}
+
+TEST_CASE("a tombstone spares the job's newer copies (a reschedule's) and every other job") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.cancels.below["job-1"] = 100;
+    h.deliver(0, gen, 1, 500ms, "job-1", 100);  // the reschedule's own copy
+    h.deliver(0, gen, 2, 500ms, "job-1", 101);
+    h.deliver(0, gen, 3, 500ms, "job-9", 1);
+    CHECK(h.queue.size() == 3);
+    CHECK(h.take<action::ack>().empty());
+    CHECK(h.counters.cancelled == 0);
+}
+
+TEST_CASE("fault: a cancelled job with a schedule it cannot read is acked as cancelled, not dead-lettered") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.cancels.below["bad"] = 100;
+    amqp::delivery d;
+    d.delivery_tag = 1;
+    d.msg.properties.message_id = "bad";
+    d.msg.properties.headers.emplace();
+    d.msg.properties.headers->set("perform_job_at", std::string("not a time"));
+    h.core.delivery(0, gen, std::move(d), h.now());
+    CHECK(h.take<action::publish>().empty());
+    check_acked(h, 1);
+    CHECK(h.events(job_event::kind::cancelled).size() == 1);
+}
+
+TEST_CASE("fault: a tombstone read while the job is held: handed back at release, acked, never run") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, 500ms, "job-1", 50);
+    CHECK(h.queue.size() == 1);
+    h.cancels.below["job-1"] = 100;  // read meanwhile
+    h.clock.advance(500ms);
+    auto j = h.pop();
+    REQUIRE(j);
+    // What the worker does when it finds the job covered (consumer_workers.cpp).
+    h.core.finished({std::move(*j), finished_job::result::cancelled, std::nullopt, h.clock.wall_now()}, h.now());
+    check_acked(h, 1);
+    CHECK(h.events(job_event::kind::cancelled).size() == 1);
+    CHECK(h.events(job_event::kind::run).empty());
+    CHECK(h.counters.cancelled == 1);
+}
+
+TEST_CASE("fault: a cancelled hand-back whose channel was lost meanwhile is dropped, not acked") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, 500ms, "job-1", 50);
+    h.clock.advance(500ms);
+    auto j = h.pop();
+    REQUIRE(j);
+    h.core.connection_lost("cut", h.now());
+    h.collect();
+    h.core.finished({std::move(*j), finished_job::result::cancelled, std::nullopt, h.clock.wall_now()}, h.now());
+    CHECK(h.take<action::ack>().empty());
+    CHECK(h.events(job_event::kind::dropped).size() == 1);
+    CHECK(h.counters.cancelled == 0);
+}
+
+TEST_CASE("fault: a cancel read while a job ran: a failure is not retried; a success stands, flagged") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.deliver(0, gen, 1, std::nullopt, "fails", 50);
+    h.deliver(0, gen, 2, std::nullopt, "succeeds", 50);
+    auto a = h.pop();
+    auto b = h.pop();
+    REQUIRE(a);
+    REQUIRE(b);
+    h.cancels.below["fails"] = 100;
+    h.cancels.below["succeeds"] = 100;
+    h.finish(std::move(*a), job_outcome::failure("boom"));
+    CHECK(h.take<action::publish>().empty());  // no retry copy
+    check_acked(h, 1);
+    auto cancelled = h.events(job_event::kind::cancelled);
+    REQUIRE(cancelled.size() == 1);
+    CHECK(cancelled[0].cancel_requested);
+    CHECK(h.counters.retried == 0);
+
+    h.finish(std::move(*b), job_outcome::success());
+    check_acked(h, 2);
+    auto ok = h.events(job_event::kind::succeeded);
+    REQUIRE(ok.size() == 1);
+    CHECK(ok[0].cancel_requested);
+    CHECK(h.counters.succeeded == 1);
+    CHECK(h.counters.cancelled == 1);
+}
+
+TEST_CASE("a failure nobody cancelled is retried as before, its success unflagged") {
+    harness h;
+    const auto gen = h.subscribe();
+    h.cancels.below["other"] = 100;  // tombstones exist, none for these
+    h.deliver(0, gen, 1, std::nullopt, "fails", 50);
+    h.deliver(0, gen, 2, std::nullopt, "succeeds", 50);
+    auto a = h.pop();
+    auto b = h.pop();
+    h.finish(std::move(*a), job_outcome::failure("boom"));
+    CHECK(h.take<action::publish>().size() == 1);
+    h.finish(std::move(*b), job_outcome::success());
+    auto ok = h.events(job_event::kind::succeeded);
+    REQUIRE(ok.size() == 1);
+    CHECK_FALSE(ok[0].cancel_requested);
+}
