@@ -93,15 +93,17 @@ round_result one_round(const context& cx, endpoint& e, std::size_t tombstones, s
     if (tombstones) write_tombstones(e, o.queue, tombstones);
     round_result out;
     {
-        run_log log("t-");
-        tarry::consumer worker(cx.config, o, [](const tarry::job&) { return tarry::job_outcome::success(); },
-                               log.hooks());
-        worker.start();  // reads the stream up to its end first
+        // The jobs wait in the queue; the clock starts once start() has
+        // returned, the stream read up to its end.
         {
             confirmed_publisher pub(e);
             for (std::size_t i = 0; i < jobs; ++i) pub.publish(o.queue, job_message("t-" + std::to_string(i), std::nullopt));
             pub.wait_all();
         }
+        run_log log("t-");
+        tarry::consumer worker(cx.config, o, [](const tarry::job&) { return tarry::job_outcome::success(); },
+                               log.hooks());
+        worker.start();
         const auto t0 = steady::now();
         if (!log.wait_succeeded(jobs, 120s)) die("T: not every job ran");
         out.t_jobs_per_s = static_cast<double>(jobs) / seconds_since(t0);
