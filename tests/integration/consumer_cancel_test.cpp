@@ -216,3 +216,29 @@ TEST_CASE("cancel a parked job: dropped when it comes back from its wait queue; 
     CHECK(value_of(c.open_channel().async_declare_queue(passive_queue(o.queue), use_future)).message_count == 0);
     cleanup(c, o);
 }
+
+TEST_CASE("reschedule across a worker restart: the next worker runs the job once, at the new time") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("reschedule-restart"));
+    control_stream_cleanup stream{c, o.queue};
+    tarry::publisher pub(c.conn);
+    auto first = std::make_unique<running_consumer>(url, o);
+    publish_job(pub, o.queue, "restarted", sys::now() + 1500ms);
+    REQUIRE(wait_held(*first, 1));
+    first->worker.stop();  // gives the held job back
+    CHECK(first->log.count(kind::run) == 0);
+    first.reset();
+    const auto later = sys::now() + 2500ms;
+    ok(pub.async_reschedule(o.queue, "restarted", tarry::job_schedule::at(later), amqp::message("moved"), use_future));
+    running_consumer second(url, o);
+    REQUIRE(second.log.wait_count(kind::succeeded, 1, 10s));
+    std::this_thread::sleep_for(500ms);
+    const auto runs = runs_of(second, "restarted");
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].due >= later - 1us);
+    CHECK(runs[0].at >= runs[0].due);
+    CHECK(second.log.count(kind::cancelled) == 1);  // the original copy, given back by the first worker
+    second.worker.stop();
+    cleanup(c, o);
+}
