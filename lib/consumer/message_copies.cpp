@@ -4,6 +4,8 @@
 #include "tarry/amqp/wire/byte_writer.hpp"
 #include "tarry/contract/schedule_headers.hpp"
 
+#include <algorithm>
+
 namespace tarry::detail {
 
 std::string bounded(std::string_view text, std::size_t max_length) {
@@ -92,13 +94,15 @@ amqp::message failed_dead_letter_copy(const amqp::message& original, std::string
     return copy;
 }
 
-amqp::message replay_copy(const amqp::message& dead_letter) {
+amqp::message replay_copy(const amqp::message& dead_letter, wall_time now) {
     amqp::message copy = dead_letter;
     contract::strip_broker_death_headers(copy.properties);
     if (copy.properties.headers) {
         auto& entries = copy.properties.headers->entries();
         std::erase_if(entries, [](const amqp::wire::field_entry& e) { return e.name.rfind("x-tarry-", 0) == 0; });
     }
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+    contract::write_generation(copy.properties, static_cast<std::uint64_t>(std::max<std::int64_t>(us, 0)));
     return copy;
 }
 

@@ -53,8 +53,10 @@ amqp::message failed_dead_letter_copy(const amqp::message& original, std::string
 
 /// The original of a dead letter, to replay: every x-tarry-* header tarry
 /// wrote (attempt, reason, errors, times) and the broker's death headers
-/// dropped, so it starts again at attempt 1.
-amqp::message replay_copy(const amqp::message& dead_letter);
+/// dropped, so it starts again at attempt 1; and a new x-tarry-generation,
+/// `now` in µs: a replay schedules the job anew, so a tombstone written
+/// before it does not drop it, one written after it does.
+amqp::message replay_copy(const amqp::message& dead_letter, wall_time now);
 
 /// A delivery given back to the work queue by a copy instead of a nack (a
 /// quorum queue's delivery limit): the same message without the broker's

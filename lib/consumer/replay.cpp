@@ -57,7 +57,7 @@ replay_result replay_dead_letters(amqp::connection& conn, const replay_options& 
             ++r.skipped;
             continue;
         }
-        if (pub.async_publish_as_is("", o.queue, detail::replay_copy(d.msg), diag, use_future).get())
+        if (pub.async_publish_as_is("", o.queue, detail::replay_copy(d.msg, std::chrono::system_clock::now()), diag, use_future).get())
             fail("republishing to '" + o.queue + "'", diag);
         if (ch.async_ack(d.delivery_tag, {}, diag, use_future).get()) fail("ack", diag);
         ++r.moved;

@@ -31,7 +31,9 @@ struct replay_result {
 
 /// Takes each message from the dead-letter queue once; a match is
 /// republished to the work queue without tarry's x-tarry-* headers (so its
-/// attempt count starts again) and without the broker's death headers,
+/// attempt count starts again), with a new x-tarry-generation (the replay's
+/// time: a cancel written before the replay does not drop it), and without
+/// the broker's death headers,
 /// confirmed, and only then removed; the rest stay where they were. Blocks;
 /// call it from any thread but the connection's I/O thread. `conn` must be
 /// open. Throws tarry::error (code and diagnostics of what failed; an empty

@@ -2,6 +2,7 @@
 // tombstone (the harness's fake_cancels) covering a job when it is
 // admitted, when it falls due, and while it runs.
 #include "core_harness.hpp"
+#include "message_copies.hpp"
 
 using namespace core_test;
 
@@ -139,4 +140,23 @@ TEST_CASE("a failure nobody cancelled is retried as before, its success unflagge
     auto ok = h.events(job_event::kind::succeeded);
     REQUIRE(ok.size() == 1);
     CHECK_FALSE(ok[0].cancel_requested);
+}
+
+TEST_CASE("a replayed dead letter gets a new generation: a tombstone written before the replay spares it") {
+    amqp::message letter("job");
+    letter.properties.message_id = "job-1";
+    letter.properties.headers.emplace();
+    letter.properties.headers->set("x-tarry-attempt", std::int64_t{3});
+    letter.properties.headers->set("x-tarry-reason", std::string("attempts-exhausted: boom"));
+    letter.properties.headers->set("x-tarry-generation", std::int64_t{100});
+    letter.properties.headers->set("tenant", std::string("acme"));
+    const auto now = wall_time(std::chrono::microseconds(1'795'620'000'000'000));
+    const auto copy = replay_copy(letter, now);
+    CHECK(contract::read_generation(copy.properties) == 1'795'620'000'000'000u);
+    CHECK(contract::read_attempt(copy.properties) == 1);
+    CHECK(copy.properties.headers->find("x-tarry-reason") == nullptr);
+    CHECK(copy.properties.headers->find("tenant") != nullptr);
+    fake_cancels cancels;
+    cancels.below["job-1"] = 1'795'610'000'000'000;  // written before the replay
+    CHECK_FALSE(cancels.cancelled("job-1", contract::read_generation(copy.properties), now));
 }
