@@ -157,6 +157,7 @@ void http_endpoint::impl::close_all() {
     boost::system::error_code ignored;
     acceptor_.close(ignored);
     history_timer_.cancel();
+    parked_->close();
     for (auto& w : sessions_)
         if (auto s = w.lock()) s->close();
     sessions_.clear();

@@ -82,6 +82,13 @@ void parked_counts::end_refresh(std::size_t unknown_from) {
     finish();
 }
 
+void parked_counts::close() {
+    patience_timer_.cancel();
+    waiting_.clear();
+    if (channel_ && channel_->is_open()) channel_->async_close([](std::error_code) {});
+    channel_.reset();
+}
+
 void parked_counts::finish() {
     patience_timer_.cancel();
     auto waiting = std::move(waiting_);

@@ -33,6 +33,11 @@ public:
     /// those of the last refresh when it is recent enough; else after a new
     /// one, or after `patience` with what is known (unknown for the rest).
     void get(answer done);
+    /// The endpoint stops: whoever waits is forgotten (not answered), the
+    /// timer cancelled and the channel closed, so that nothing waiting keeps
+    /// the endpoint alive (a refresh's answer no longer comes back through
+    /// the closed mailbox). On the strand.
+    void close();
     /// The sum of the last known counts (empty when none is known).
     std::optional<std::uint64_t> total() const;
 
