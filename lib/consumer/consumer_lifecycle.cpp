@@ -159,8 +159,13 @@ void consumer::impl::when_stopped(std::function<void()> done) {
 }
 
 void consumer::impl::stop_in_background(std::function<void()> done) {
-    std::thread([self = shared_from_this(), done = std::move(done)] {
+    std::thread([self = shared_from_this(), done = std::move(done)]() mutable {
         self->stop();
+        // Let go of the consumer before `done`: `done` completes the
+        // caller's async_stop, after which the caller may destroy the
+        // executor; a consumer destroyed later, here, would post to a
+        // strand of a context that is gone (ThreadSanitizer found it).
+        self.reset();
         done();
     }).detach();
 }
