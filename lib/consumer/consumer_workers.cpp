@@ -37,9 +37,8 @@ void worker_context::run(held_item& item) {
     std::optional<amqp::message> unpacked;
     const amqp::message& msg = j.msg.kept() ? *j.msg.kept() : unpacked.emplace(j.msg.unpack());
     // Checked again at release: a tombstone read while it was held.
-    const bool checking = tombstones_ && !tombstones_->empty();
-    const std::uint64_t generation = checking ? contract::read_generation(msg.properties) : 0;
-    if (checking && msg.properties.message_id &&
+    const std::uint64_t generation = contract::read_generation(msg.properties);
+    if (tombstones_ && !tombstones_->empty() && msg.properties.message_id &&
         tombstones_->covers(*msg.properties.message_id, generation, f.started)) {
         f.what = finished_job::result::cancelled;
         hand_back(std::move(f));
@@ -59,9 +58,7 @@ void worker_context::run(held_item& item) {
     emit(run);
     const auto began = std::chrono::steady_clock::now();
     try {
-        const tarry::job view{msg,          j.due, f.started, j.attempt, j.redelivered,
-                              checking ? generation : contract::read_generation(msg.properties),
-                              tombstones_.get()};
+        const tarry::job view{msg, j.due, f.started, j.attempt, j.redelivered, generation, tombstones_.get()};
         f.outcome = handler_(view);
     } catch (...) {
         f.outcome = outcome_of(std::current_exception());
