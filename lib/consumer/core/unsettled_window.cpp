@@ -13,6 +13,7 @@ void unsettled_window::delivered(std::uint64_t tag, std::int64_t at) {
     if (!slot) slot = spare_ ? std::move(spare_) : std::make_unique<chunk>();
     slot->pending |= std::uint64_t{1} << (tag % width);
     slot->at[tag % width] = at;
+    trim();  // the front may be an emptied chunk that was the newest until now
 }
 
 void unsettled_window::settled(std::uint64_t tag) noexcept {

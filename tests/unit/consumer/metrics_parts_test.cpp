@@ -116,6 +116,24 @@ TEST_CASE("unsettled_window: one stuck delivery among a million settled ones") {
     CHECK_FALSE(w.oldest());
 }
 
+TEST_CASE("unsettled_window: a delivery in a new chunk after every earlier one was settled") {
+    // Tags 1..63 fill the first chunk and are all settled, so that chunk
+    // stays, empty, as the newest; tag 64 starts the next one.
+    unsettled_window w;
+    for (std::uint64_t tag = 1; tag <= 63; ++tag) w.delivered(tag, static_cast<std::int64_t>(tag));
+    for (std::uint64_t tag = 1; tag <= 63; ++tag) w.settled(tag);
+    CHECK_FALSE(w.oldest());
+    w.delivered(64, 640);
+    CHECK(w.oldest() == 640);
+    w.delivered(200, 2000);  // chunks skipped with nothing in them
+    w.settled(64);
+    CHECK(w.oldest() == 2000);
+    w.settled(200);
+    CHECK_FALSE(w.oldest());
+    w.delivered(1000, 7);
+    CHECK(w.oldest() == 7);
+}
+
 TEST_CASE("held jobs cursor: round trip, and what is no cursor does not decode") {
     for (const queue_place& p : {queue_place{true, 0, 0}, queue_place{true, 0, 123456789},
                                  queue_place{false, -1700000000000000000, 7}, queue_place{false, 42, ~0ull}}) {
