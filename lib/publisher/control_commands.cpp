@@ -1,6 +1,7 @@
 // The publisher's commands on the queue's control stream: cancel (a
 // tombstone) and reschedule (a tombstone and the job's new copy, in one
-// step). See async_cancel / async_reschedule in tarry/publisher/publisher.hpp.
+// step). See async_cancel / async_reschedule in tarry/publisher/publisher.hpp;
+// the schedule commands are in schedule_commands.cpp.
 #include "tarry/publisher/publisher.hpp"
 
 #include "publisher_state.hpp"
@@ -28,8 +29,8 @@ amqp::diagnostics job_id_refusal(const std::string& job_id) {
 
 }  // namespace
 
-void publisher::state::run_command(std::string queue, const control::tombstone& t,
-                                   std::optional<amqp::message> copy, completion h) {
+void publisher::state::run_command(std::string queue, amqp::message entry, std::optional<amqp::message> copy,
+                                   completion h) {
     // The publishes of the command: it completes once each has, with the
     // first failure among them.
     struct join {
@@ -54,7 +55,7 @@ void publisher::state::run_command(std::string queue, const control::tombstone& 
             }),
             &j->parts[i]);
     };
-    with_control_stream(queue, declared_handler([self = shared_from_this(), queue, entry = control::to_message(t),
+    with_control_stream(queue, declared_handler([self = shared_from_this(), queue, entry = std::move(entry),
                                                  copy = std::move(copy), h = std::move(h),
                                                  part](amqp::diagnostics declared) mutable {
         if (declared.code) return self->complete(std::move(h), std::move(declared));
@@ -73,7 +74,7 @@ void publisher::cancel_(std::string queue, std::string job_id, completion h) {
     if (auto refused = job_id_refusal(job_id); refused.code) return s_->refuse(std::move(h), std::move(refused));
     const wall_time now = std::chrono::system_clock::now();
     const control::tombstone t{std::move(job_id), detail::next_generation(now), now};
-    s_->run_command(std::move(queue), t, std::nullopt, std::move(h));
+    s_->run_command(std::move(queue), control::to_message(t), std::nullopt, std::move(h));
 }
 
 void publisher::reschedule_(std::string queue, std::string job_id, job_schedule when, amqp::message msg,
@@ -85,7 +86,7 @@ void publisher::reschedule_(std::string queue, std::string job_id, job_schedule 
     if (auto refused = detail::schedule_message(msg, when, now, g, s_->options); refused.code)
         return s_->refuse(std::move(h), std::move(refused));
     const control::tombstone t{std::move(job_id), g, now};
-    s_->run_command(std::move(queue), t, std::move(msg), std::move(h));
+    s_->run_command(std::move(queue), control::to_message(t), std::move(msg), std::move(h));
 }
 
 }  // namespace tarry

@@ -59,6 +59,16 @@ void publisher::state::with_control_stream(const std::string& queue, declared_ha
         }));
 }
 
+void publisher::state::read_control_stream(std::string queue, std::chrono::milliseconds timeout,
+                                           control::entry_callback on_entry, completion h) {
+    std::unique_lock lock(mutex_);
+    if (conn_ == nullptr) {
+        lock.unlock();
+        return refuse(std::move(h), amqp::diagnostics::from(amqp::errc::channel_closed, "the publisher is gone"));
+    }
+    control::detail::read_stream(*conn_, std::move(queue), std::move(on_entry), timeout, std::move(h));
+}
+
 void publisher::state::forget_control_stream(const std::string& queue) {
     std::lock_guard lock(mutex_);
     control_streams_.erase(queue);

@@ -6,7 +6,7 @@
 
 #include "in_flight.hpp"
 
-#include "tarry/control/tombstone.hpp"
+#include "tarry/control/stream_reading.hpp"
 #include "tarry/publisher/publisher.hpp"
 
 #include <boost/asio/strand.hpp>
@@ -52,11 +52,17 @@ struct publisher::state : std::enable_shared_from_this<publisher::state> {
     /// declared it before. Any thread, while the publisher lives.
     void with_control_stream(const std::string& queue, declared_handler then);
     /// A command on `queue`'s control stream: declares the stream if need
-    /// be, then publishes the tombstone and `copy` (a reschedule's new copy)
-    /// in that order; completes `h` once both are confirmed, with the first
-    /// failure. Any thread, while the publisher lives.
-    void run_command(std::string queue, const control::tombstone& t, std::optional<amqp::message> copy,
-                     completion h);
+    /// be, then publishes `entry` (a tombstone, a schedule upsert or
+    /// removal) to it and `copy` (a reschedule's new copy, a schedule's
+    /// first occurrence) to the queue, in that order; completes `h` once
+    /// both are confirmed, with the first failure. Any thread, while the
+    /// publisher lives.
+    void run_command(std::string queue, amqp::message entry, std::optional<amqp::message> copy, completion h);
+    /// Reads `queue`'s control stream once, up to its end
+    /// (control::async_read_stream), completing `h` on the strand;
+    /// channel_closed once the publisher is gone. Any thread.
+    void read_control_stream(std::string queue, std::chrono::milliseconds timeout, control::entry_callback on_entry,
+                             completion h);
     /// `queue`'s control stream is gone (a tombstone came back
     /// unroutable): the next command declares it again. Any thread.
     void forget_control_stream(const std::string& queue);

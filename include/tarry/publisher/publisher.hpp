@@ -46,6 +46,8 @@
 
 #include "tarry/amqp/completion.hpp"
 #include "tarry/amqp/connection.hpp"
+#include "tarry/control/schedule_entry.hpp"
+#include "tarry/periodic/recurrence.hpp"
 #include "tarry/publisher/publish_error.hpp"
 #include "tarry/time/time_points.hpp"
 
@@ -58,6 +60,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tarry {
 
@@ -229,6 +232,74 @@ public:
                                 amqp::detail::with_diagnostics(diag, std::forward<Token>(token)));
     }
 
+    // ---- periodic schedules (docs/periodic.md) ---------------------------
+
+    /// Upserts periodic schedule `schedule_id` of `queue`: appends its spec
+    /// and `msg` (the occurrences' template: body and properties) to the
+    /// queue's control stream with a new generation g, then publishes the
+    /// chain's first occurrence (due at recurrence::first(now)) to the
+    /// default exchange with routing key `queue`; both confirmed →
+    /// void(std::error_code). Idempotent: the upsert supersedes every
+    /// earlier one of the id (their occurrences are dropped when a consumer
+    /// admits or releases them) and starts the one new chain; of ten
+    /// concurrent upserts the last written wins. Refused before anything is
+    /// sent: an empty id or one over 230 bytes (amqp::errc::invalid_argument;
+    /// the occurrence id `<id>@<nominal>` must fit 255), the spec's refusals
+    /// (tarry::periodic::errc), a spec with no occurrence left
+    /// (periodic::errc::invalid_schedule). On an error after sending, repeat
+    /// the upsert: a repeat supersedes every part of the failed one.
+    template <class Token>
+    auto async_upsert_schedule(std::string queue, std::string schedule_id, periodic::schedule_spec spec,
+                               amqp::message msg, Token&& token) {
+        return boost::asio::async_initiate<Token, void(std::error_code)>(
+            [this](completion h, std::string q, std::string id, periodic::schedule_spec sp, amqp::message m) {
+                upsert_schedule_(std::move(q), std::move(id), std::move(sp), std::move(m), std::move(h));
+            },
+            token, std::move(queue), std::move(schedule_id), std::move(spec), std::move(msg));
+    }
+    /// The same, with this command's diagnostics in `diag`.
+    template <class Token>
+    auto async_upsert_schedule(std::string queue, std::string schedule_id, periodic::schedule_spec spec,
+                               amqp::message msg, amqp::diagnostics& diag, Token&& token) {
+        return async_upsert_schedule(std::move(queue), std::move(schedule_id), std::move(spec), std::move(msg),
+                                     amqp::detail::with_diagnostics(diag, std::forward<Token>(token)));
+    }
+
+    /// Removes schedule `schedule_id` of `queue`: appends a removal of a new
+    /// generation, confirmed → void(std::error_code). An occurrence already
+    /// queued, parked or held is acked without running when a consumer
+    /// releases it (event `cancelled`), and publishes no successor. Removing
+    /// an unknown id succeeds and does nothing. Refusals as for the upsert's id.
+    template <class Token>
+    auto async_remove_schedule(std::string queue, std::string schedule_id, Token&& token) {
+        return boost::asio::async_initiate<Token, void(std::error_code)>(
+            [this](completion h, std::string q, std::string id) { remove_schedule_(std::move(q), std::move(id), std::move(h)); },
+            token, std::move(queue), std::move(schedule_id));
+    }
+    /// The same, with this command's diagnostics in `diag`.
+    template <class Token>
+    auto async_remove_schedule(std::string queue, std::string schedule_id, amqp::diagnostics& diag, Token&& token) {
+        return async_remove_schedule(std::move(queue), std::move(schedule_id),
+                                     amqp::detail::with_diagnostics(diag, std::forward<Token>(token)));
+    }
+
+    /// The live schedules of `queue` (their latest upserts, by id), read
+    /// from the control stream up to its end on a channel of its own →
+    /// void(std::error_code, std::vector<control::schedule_upsert>). A queue
+    /// whose stream does not exist has none (success, empty). Fails with
+    /// std::errc::timed_out when the stream is not read to its end within
+    /// `timeout`, or with the channel's or connection's error.
+    template <class Token>
+    auto async_list_schedules(std::string queue, std::chrono::milliseconds timeout, amqp::diagnostics& diag,
+                              Token&& token) {
+        return boost::asio::async_initiate<amqp::detail::diagnostics_token<std::decay_t<Token>>,
+                                           void(std::error_code, std::vector<control::schedule_upsert>)>(
+            [this](list_completion h, std::string q, std::chrono::milliseconds t) {
+                list_schedules_(std::move(q), t, std::move(h));
+            },
+            amqp::detail::with_diagnostics(diag, std::forward<Token>(token)), std::move(queue), timeout);
+    }
+
     /// Thread-safe.
     publisher_stats stats() const noexcept;
     /// The latest failure of any publish, as its diagnostics said. Empty
@@ -247,6 +318,11 @@ private:
     void cancel_(std::string queue, std::string job_id, completion h);
     void reschedule_(std::string queue, std::string job_id, job_schedule when, amqp::message msg,
                      completion h);
+    using list_completion = amqp::detail::op_handler<std::vector<control::schedule_upsert>>;
+    void upsert_schedule_(std::string queue, std::string schedule_id, periodic::schedule_spec spec, amqp::message msg,
+                          completion h);
+    void remove_schedule_(std::string queue, std::string schedule_id, completion h);
+    void list_schedules_(std::string queue, std::chrono::milliseconds timeout, list_completion h);
 
     std::shared_ptr<state> s_;
 };

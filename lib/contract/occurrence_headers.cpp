@@ -1,0 +1,66 @@
+// The headers of periodic occurrences.
+#include "tarry/contract/occurrence_headers.hpp"
+
+#include <random>
+
+namespace tarry::contract {
+
+namespace wire = amqp::wire;
+
+namespace {
+
+const std::string* string_header(const wire::field_table& h, std::string_view name) {
+    const auto* v = h.find(name);
+    return v ? std::get_if<std::string>(&v->value) : nullptr;
+}
+
+}  // namespace
+
+void write_occurrence(wire::basic_properties& props, const occurrence_headers& o) {
+    if (!props.headers) props.headers.emplace();
+    auto& h = *props.headers;
+    h.set(std::string(schedule_header), o.schedule_id);
+    h.set(std::string(nominal_header), o.nominal);
+    h.set(std::string(spec_header), o.spec);
+    h.set(std::string(occurrence_header), static_cast<std::int64_t>(std::min<std::uint64_t>(o.number, INT64_MAX)));
+    h.set(std::string(copy_header), o.copy);
+    props.message_id = o.id();
+}
+
+std::optional<occurrence_headers> read_occurrence(const wire::basic_properties& props, std::string& why) {
+    why.clear();
+    if (!props.headers || props.headers->find(schedule_header) == nullptr) return std::nullopt;
+    const auto& h = *props.headers;
+    occurrence_headers o;
+    const std::pair<std::string_view, std::string*> texts[] = {
+        {schedule_header, &o.schedule_id}, {nominal_header, &o.nominal}, {spec_header, &o.spec}, {copy_header, &o.copy}};
+    for (const auto& [name, out] : texts) {
+        const auto* s = string_header(h, name);
+        if (s == nullptr || s->empty()) {
+            why = "an occurrence without a " + std::string(name) + " string";
+            return std::nullopt;
+        }
+        *out = *s;
+    }
+    const auto* n = h.find(occurrence_header);
+    const auto number = n ? wire::integer_of(*n) : std::nullopt;
+    if (!number || *number < 1) {
+        why = "an occurrence without a " + std::string(occurrence_header) + " number of 1 or more";
+        return std::nullopt;
+    }
+    o.number = static_cast<std::uint64_t>(*number);
+    return o;
+}
+
+std::string new_copy_id() {
+    thread_local std::mt19937_64 rng(std::random_device{}());
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string id(32, '0');
+    for (int half = 0; half < 2; ++half) {
+        auto v = rng();
+        for (int i = 0; i < 16; ++i, v >>= 4) id[static_cast<std::size_t>(half * 16 + i)] = digits[v & 15];
+    }
+    return id;
+}
+
+}  // namespace tarry::contract
