@@ -17,5 +17,6 @@ struct command {
 
 int publish_command(int argc, char** argv);
 int job_command(int argc, char** argv);
+int schedule_command(int argc, char** argv);
 
 }  // namespace cli

@@ -51,18 +51,6 @@ const char* const help =
     "exit status: 0 confirmed; 1 not done or not confirmed (the reason on stderr);\n"
     "2 bad arguments\n";
 
-/// The headers of --header K=V (K not empty, at most 255 bytes).
-tarry::amqp::field_table headers_of(args& a) {
-    tarry::amqp::field_table headers;
-    for (const auto& kv : a.all("--header")) {
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0 || eq > 255)
-            a.fail("--header needs K=V with a name of 1 to 255 bytes, not '" + kv + "'");
-        headers.set(kv.substr(0, eq), kv.substr(eq + 1));
-    }
-    return headers;
-}
-
 }  // namespace
 
 int job_command(int argc, char** argv) {
@@ -90,7 +78,7 @@ int job_command(int argc, char** argv) {
         if (a.has("--delay-ms") == a.has("--at")) a.fail("give one of --delay-ms and --at");
         due = due_time(a, std::chrono::system_clock::now());
         copy = tarry::amqp::message(a.required("--body"));
-        if (auto headers = headers_of(a); !headers.empty()) copy.properties.headers = std::move(headers);
+        if (auto headers = header_options(a); !headers.empty()) copy.properties.headers = std::move(headers);
     }
     a.finish();
     const auto broker = broker_of(a, url);

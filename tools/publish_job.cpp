@@ -15,6 +15,17 @@
 
 namespace cli {
 
+tarry::amqp::field_table header_options(args& a) {
+    tarry::amqp::field_table headers;
+    for (const auto& kv : a.all("--header")) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0 || eq > 255)
+            a.fail("--header needs K=V with a name of 1 to 255 bytes, not '" + kv + "'");
+        headers.set(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    return headers;
+}
+
 tarry::wall_time due_time(args& a, tarry::wall_time now) {
     using std::chrono::microseconds;
     const auto latest = std::chrono::duration_cast<microseconds>(tarry::wall_time::max().time_since_epoch()) -

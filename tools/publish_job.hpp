@@ -6,6 +6,7 @@
 #include "command_args.hpp"
 
 #include "tarry/amqp/connection_config.hpp"
+#include "tarry/amqp/message.hpp"
 #include "tarry/schedule/clock.hpp"
 
 #include <string>
@@ -20,6 +21,10 @@ tarry::wall_time due_time(args& a, tarry::wall_time now);
 /// The connection settings of --url's value `url`; a usage error
 /// (`bad --url: ...`) when it is not an AMQP URL.
 tarry::amqp::connection_config broker_of(const args& a, const std::string& url);
+
+/// The headers of the repeatable --header K=V (string values; K of 1 to
+/// 255 bytes); a usage error otherwise.
+tarry::amqp::field_table header_options(args& a);
 
 /// One job: to the default exchange with routing key `queue`, persistent,
 /// message_id `id`, perform_job_at `due` (to the microsecond).

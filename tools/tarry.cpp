@@ -20,6 +20,7 @@ namespace {
 constexpr cli::command commands[] = {
     {"publish", "publish one job and wait for the broker's confirm", cli::publish_command},
     {"job", "cancel or reschedule a job by its id (tarry job --help)", cli::job_command},
+    {"schedule", "add, list or remove periodic jobs (tarry schedule --help)", cli::schedule_command},
 };
 
 void print_usage(std::FILE* to) {

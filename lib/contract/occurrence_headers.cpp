@@ -19,6 +19,9 @@ const std::string* string_header(const wire::field_table& h, std::string_view na
 void write_occurrence(wire::basic_properties& props, const occurrence_headers& o) {
     if (!props.headers) props.headers.emplace();
     auto& h = *props.headers;
+    // Every earlier copy of a name goes (a table read off the wire may repeat one).
+    for (const auto name : {schedule_header, nominal_header, spec_header, occurrence_header, copy_header})
+        h.erase(name);
     h.set(std::string(schedule_header), o.schedule_id);
     h.set(std::string(nominal_header), o.nominal);
     h.set(std::string(spec_header), o.spec);

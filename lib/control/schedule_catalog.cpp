@@ -6,13 +6,15 @@ namespace tarry::control {
 void schedule_catalog::add(const schedule_entry& e) {
     if (const auto* u = std::get_if<schedule_upsert>(&e)) {
         auto& s = by_id_[u->schedule_id];
-        if (u->generation <= s.generation && (s.generation != 0)) return;
+        if (s.known && u->generation <= s.generation) return;
+        s.known = true;
         s.generation = u->generation;
         s.removed = false;
         s.latest = *u;
     } else if (const auto* r = std::get_if<schedule_removal>(&e)) {
         auto& s = by_id_[r->schedule_id];
-        if (r->generation < s.generation) return;
+        if (s.known && r->generation < s.generation) return;
+        s.known = true;
         s.generation = r->generation;
         s.removed = true;
         s.latest = {};

@@ -9,6 +9,7 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 namespace tarry {
 
@@ -33,6 +34,12 @@ void publisher::state::refuse(completion h, amqp::diagnostics why) {
     });
 }
 
+namespace {
+// How long the first command on a control stream this publisher declared
+// waits before it writes (see with_control_stream).
+constexpr std::chrono::milliseconds control_stream_settle{100};
+}  // namespace
+
 void publisher::state::with_control_stream(const std::string& queue, declared_handler then) {
     std::unique_lock lock(mutex_);
     if (conn_ == nullptr || control_streams_.contains(queue)) {
@@ -51,11 +58,21 @@ void publisher::state::with_control_stream(const std::string& queue, declared_ha
             if (ec) {
                 diag->message = "cannot declare the control stream '" + control::stream_name(queue) +
                                 "': " + diag->message;
-            } else {
+                return std::move(then)(std::move(*diag));
+            }
+            {
                 std::lock_guard relock(self->mutex_);
                 self->control_streams_.insert(queue);
             }
-            std::move(then)(std::move(*diag));
+            // RabbitMQ 3.10 answers a declare of a stream that another
+            // client is creating at the same moment before the stream's
+            // writer has started; a publish in that gap crashes the channel
+            // and closes the connection (541). The writer starts within
+            // milliseconds: the first command after a declare waits a little.
+            auto pause = std::make_shared<asio::steady_timer>(self->strand, control_stream_settle);
+            pause->async_wait([pause, then = std::move(then)](boost::system::error_code) mutable {
+                std::move(then)(amqp::diagnostics{});
+            });
         }));
 }
 

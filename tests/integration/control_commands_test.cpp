@@ -3,11 +3,12 @@
 // declared with its one argument set, a reschedule's new copy carries the
 // tombstone's generation, refusals send nothing, and a stream declared
 // elsewhere with other arguments is reported as such. Every job published
-// carries a generation.
+// carries a generation. The schedule commands: their refusals, and listing.
 #include "consumer_fixture.hpp"
 #include "control_entries.hpp"
 
 #include "tarry/contract/schedule_headers.hpp"
+#include "tarry/periodic/error.hpp"
 #include "tarry/publisher/publisher.hpp"
 
 using namespace consumer_it;
@@ -198,4 +199,67 @@ TEST_CASE("every job published carries x-tarry-generation: µs now, increasing, 
     CHECK(g[0] >= before);
     CHECK(g[1] > g[0]);
     CHECK(g[1] <= after + 1000);
+}
+
+TEST_CASE("schedule commands refused before sending: the id, the spec's refusals, a schedule already ended") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    const auto q = declare_queue(c);
+    control_stream_cleanup cleanup{c, q};
+    tarry::publisher pub(c.conn);
+    amqp::diagnostics why;
+    const auto every = [](long ms) {
+        tarry::periodic::schedule_spec s;
+        s.when = tarry::periodic::every_interval{std::chrono::milliseconds(ms), {}};
+        return s;
+    };
+    CHECK(wait(pub.async_upsert_schedule(q, "", every(1000), amqp::message("x"), why, use_future)) ==
+          amqp::errc::invalid_argument);
+    CHECK_MESSAGE(why.message.find("empty") != std::string::npos, why.message);
+    CHECK(wait(pub.async_upsert_schedule(q, std::string(231, 's'), every(1000), amqp::message("x"), why,
+                                         use_future)) == amqp::errc::invalid_argument);
+    CHECK_MESSAGE(why.message.find("231 bytes") != std::string::npos, why.message);
+    CHECK(wait(pub.async_remove_schedule(q, "", why, use_future)) == amqp::errc::invalid_argument);
+    CHECK(wait(pub.async_upsert_schedule(q, "s", every(0), amqp::message("x"), why, use_future)) ==
+          tarry::periodic::errc::invalid_schedule);
+    CHECK_MESSAGE(why.message.find("schedule 's': every: the interval") != std::string::npos, why.message);
+    auto cron = every(1000);
+    cron.when = *tarry::periodic::parse_cron("@daily").expression;
+    cron.time_zone = "Nowhere/Town";
+    CHECK(wait(pub.async_upsert_schedule(q, "s", cron, amqp::message("x"), why, use_future)) ==
+          tarry::periodic::errc::unknown_time_zone);
+    auto ended = every(1000);
+    ended.end = sys::now() - 1h;
+    CHECK(wait(pub.async_upsert_schedule(q, "s", ended, amqp::message("x"), why, use_future)) ==
+          tarry::periodic::errc::invalid_schedule);
+    CHECK_MESSAGE(why.message.find("no occurrence left") != std::string::npos, why.message);
+    // Nothing was written: no stream, and the queue is empty.
+    CHECK(stream_exists(c, q) == amqp::reply_code::not_found);
+    CHECK_FALSE(value_of(c.open_channel().async_get(q, {.no_ack = true}, use_future)));
+}
+
+TEST_CASE("list schedules: none without a stream; the live ones after upserts and a removal") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    const auto q = declare_queue(c);
+    control_stream_cleanup cleanup{c, q};
+    tarry::publisher pub(c.conn);
+    amqp::diagnostics why;
+    auto [e0, none] = pub.async_list_schedules(q, 5s, why, use_future).get();
+    CHECK_MESSAGE(!e0, why.message);
+    CHECK(none.empty());
+
+    tarry::periodic::schedule_spec s;
+    s.when = tarry::periodic::every_interval{1000ms, {}};
+    ok(pub.async_upsert_schedule(q, "one", s, amqp::message("1"), use_future));
+    ok(pub.async_upsert_schedule(q, "two", s, amqp::message("2"), use_future));
+    s.when = tarry::periodic::every_interval{5000ms, {}};
+    ok(pub.async_upsert_schedule(q, "one", s, amqp::message("1b"), use_future));
+    ok(pub.async_remove_schedule(q, "two", use_future));
+    auto [e1, live] = pub.async_list_schedules(q, 5s, why, use_future).get();
+    CHECK_MESSAGE(!e1, why.message);
+    REQUIRE(live.size() == 1);
+    CHECK(live[0].schedule_id == "one");
+    CHECK(live[0].spec == "every 5000ms");
+    CHECK(live[0].template_message.body_view() == "1b");
 }

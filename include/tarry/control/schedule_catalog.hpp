@@ -16,13 +16,15 @@ class schedule_catalog {
 public:
     /// Takes an entry in stream order; for one id the highest generation
     /// wins whatever the order (an upsert and a removal of one generation:
-    /// the removal). Claims are ignored.
+    /// the removal; two upserts of one generation: the first added).
+    /// Claims are ignored.
     void add(const schedule_entry& e);
     /// The schedules whose latest entry is an upsert, by id.
     std::vector<schedule_upsert> live() const;
 
 private:
     struct state {
+        bool known = false;  ///< an entry of the id was added
         std::uint64_t generation = 0;
         bool removed = false;
         schedule_upsert latest;

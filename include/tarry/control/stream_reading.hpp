@@ -36,12 +36,12 @@ void read_stream(amqp::connection& conn, std::string queue, entry_callback on_en
 template <class Token>
 auto async_read_stream(amqp::connection& conn, std::string queue, entry_callback on_entry,
                        std::chrono::milliseconds timeout, amqp::diagnostics& diag, Token&& token) {
-    return boost::asio::async_initiate<amqp::detail::diagnostics_token<std::decay_t<Token>>, void(std::error_code)>(
+    auto with_diag = amqp::detail::with_diagnostics(diag, std::forward<Token>(token));
+    return boost::asio::async_initiate<decltype(with_diag), void(std::error_code)>(
         [&conn](amqp::detail::op_handler<> h, std::string q, entry_callback e, std::chrono::milliseconds t) {
             detail::read_stream(conn, std::move(q), std::move(e), t, std::move(h));
         },
-        amqp::detail::with_diagnostics(diag, std::forward<Token>(token)), std::move(queue), std::move(on_entry),
-        timeout);
+        with_diag, std::move(queue), std::move(on_entry), timeout);
 }
 
 }  // namespace tarry::control

@@ -292,12 +292,13 @@ public:
     template <class Token>
     auto async_list_schedules(std::string queue, std::chrono::milliseconds timeout, amqp::diagnostics& diag,
                               Token&& token) {
-        return boost::asio::async_initiate<amqp::detail::diagnostics_token<std::decay_t<Token>>,
+        auto with_diag = amqp::detail::with_diagnostics(diag, std::forward<Token>(token));
+        return boost::asio::async_initiate<decltype(with_diag),
                                            void(std::error_code, std::vector<control::schedule_upsert>)>(
             [this](list_completion h, std::string q, std::chrono::milliseconds t) {
                 list_schedules_(std::move(q), t, std::move(h));
             },
-            amqp::detail::with_diagnostics(diag, std::forward<Token>(token)), std::move(queue), timeout);
+            with_diag, std::move(queue), timeout);
     }
 
     /// Thread-safe.
