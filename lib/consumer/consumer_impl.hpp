@@ -118,9 +118,9 @@ private:
     // resource alarm, and the acks of other jobs must not wait behind it.
     amqp::connection copies_conn_;
     publisher publisher_;
-    // The live tombstones (null when read_control_stream is off), the core's
+    // The live cancellations (null when read_control_stream is off), the core's
     // view of them, and the reader that fills them.
-    const std::shared_ptr<control::tombstone_table> tombstones_;
+    const std::shared_ptr<detail::cancellations> cancel_tables_;
     const detail::tombstone_oracle cancels_;
     const std::shared_ptr<detail::control_reader> control_;
     delay_queue<detail::held_job> held_;

@@ -87,12 +87,11 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                        [this] { note({connection_event::kind::connected, true, {}, {}, 0}); },
                                        nullptr)),
       publisher_(copies_conn_),
-      tombstones_(options_.read_control_stream
-                      ? std::make_shared<control::tombstone_table>(options_.tombstone_retention)
-                      : nullptr),
-      cancels_(tombstones_.get()),
-      control_(tombstones_ ? std::make_shared<detail::control_reader>(
-                                 conn_, publisher_, detail::control_reader::settings{options_.queue}, tombstones_,
+      cancel_tables_(options_.read_control_stream ? std::make_shared<detail::cancellations>(options_.tombstone_retention)
+                                               : nullptr),
+      cancels_(cancel_tables_.get()),
+      control_(cancel_tables_ ? std::make_shared<detail::control_reader>(
+                                 conn_, publisher_, detail::control_reader::settings{options_.queue}, cancel_tables_,
                                  [this](bool attached, const std::string& detail) {
                                      using kind = connection_event::kind;
                                      tell({attached ? kind::control_attached : kind::control_failed, false,
@@ -110,7 +109,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                   if (auto s = w.lock()) s->settle_finished();
               });
           },
-          tombstones_)),
+          cancel_tables_)),
       timer_(executor_),
       pings_(std::make_shared<detail::ping_relay>(executor_, own_io_ == nullptr)) {}
 

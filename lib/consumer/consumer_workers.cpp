@@ -9,14 +9,14 @@ worker_context::worker_context(job_handler handler, std::function<bool(const std
                                std::function<void(const job_event&)> on_event,
                                std::shared_ptr<core_counters> counters,
                                std::shared_ptr<const lane_generations> generations, std::function<void()> deliver,
-                               std::shared_ptr<const control::tombstone_table> tombstones)
+                               std::shared_ptr<const cancellations> cancels)
     : handler_(std::move(handler)),
       is_permanent_(std::move(is_permanent)),
       on_event_(std::move(on_event)),
       counters_(std::move(counters)),
       generations_(std::move(generations)),
       deliver_(std::move(deliver)),
-      tombstones_(std::move(tombstones)) {}
+      cancels_(std::move(cancels)) {}
 
 void worker_context::run(held_item& item) {
     finished_job f{std::move(item.value), finished_job::result::ran, std::nullopt, {}};
@@ -36,10 +36,10 @@ void worker_context::run(held_item& item) {
     // A job due at arrival was kept as decoded; a held one is unpacked now.
     std::optional<amqp::message> unpacked;
     const amqp::message& msg = j.msg.kept() ? *j.msg.kept() : unpacked.emplace(j.msg.unpack());
-    // Checked again at release: a tombstone read while it was held.
+    // Checked again at release: a tombstone (or an upsert or removal of an
+    // occurrence's schedule) read while it was held.
     const std::uint64_t generation = contract::read_generation(msg.properties);
-    if (tombstones_ && !tombstones_->empty() && msg.properties.message_id &&
-        tombstones_->covers(*msg.properties.message_id, generation, f.started)) {
+    if (cancels_ && cancels_->covers(msg.properties, f.started)) {
         f.what = finished_job::result::cancelled;
         hand_back(std::move(f));
         return;
@@ -58,7 +58,8 @@ void worker_context::run(held_item& item) {
     emit(run);
     const auto began = std::chrono::steady_clock::now();
     try {
-        const tarry::job view{msg, j.due, f.started, j.attempt, j.redelivered, generation, tombstones_.get()};
+        const tarry::job view{msg, j.due, f.started, j.attempt, j.redelivered, generation,
+                               cancels_ ? cancels_->jobs.get() : nullptr};
         f.outcome = handler_(view);
     } catch (...) {
         f.outcome = outcome_of(std::current_exception());

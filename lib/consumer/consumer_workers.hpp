@@ -8,7 +8,7 @@
 #include "core/consumer_core.hpp"
 
 #include "tarry/consumer/consumer.hpp"
-#include "tarry/control/tombstone_table.hpp"
+#include "cancellations.hpp"
 #include "tarry/schedule/delay_queue.hpp"
 
 #include <functional>
@@ -23,12 +23,12 @@ class worker_context {
 public:
     /// `deliver` is called (under the inbox's lock) when outcomes wait and
     /// none was announced yet; it must only post to the I/O thread. A job
-    /// that `tombstones` covers when it is due is handed back unrun
-    /// (finished_job::result::cancelled); without a table none is.
+    /// that `cancels` covers when it is due is handed back unrun
+    /// (finished_job::result::cancelled); without tables none is.
     worker_context(job_handler handler, std::function<bool(const std::exception_ptr&)> is_permanent,
                    std::function<void(const job_event&)> on_event, std::shared_ptr<core_counters> counters,
                    std::shared_ptr<const lane_generations> generations, std::function<void()> deliver,
-                   std::shared_ptr<const control::tombstone_table> tombstones = nullptr);
+                   std::shared_ptr<const cancellations> cancels = nullptr);
 
     /// Runs one due job (a worker thread).
     void run(held_item& item);
@@ -57,7 +57,7 @@ private:
     const std::shared_ptr<core_counters> counters_;
     const std::shared_ptr<const lane_generations> generations_;
     const std::function<void()> deliver_;
-    const std::shared_ptr<const control::tombstone_table> tombstones_;
+    const std::shared_ptr<const cancellations> cancels_;
 
     std::mutex running_mutex_;
     std::uint64_t last_running_id_ = 0;

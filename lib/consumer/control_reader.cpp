@@ -3,6 +3,7 @@
 #include "control_reader.hpp"
 
 #include "tarry/control/control_stream.hpp"
+#include "tarry/control/schedule_entry.hpp"
 #include "tarry/control/tombstone.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -30,11 +31,11 @@ std::string marker_id() {
 }  // namespace
 
 control_reader::control_reader(amqp::connection& conn, publisher& marks, settings s,
-                               std::shared_ptr<control::tombstone_table> table, report tell)
+                               std::shared_ptr<cancellations> tables, report tell)
     : conn_(conn),
       marks_(marks),
       settings_(std::move(s)),
-      table_(std::move(table)),
+      tables_(std::move(tables)),
       tell_(std::move(tell)),
       caught_up_(conn.get_executor()),
       retry_(conn.get_executor()),
@@ -165,11 +166,21 @@ void control_reader::on_entry(amqp::delivery d) {
         return;
     }
     std::string why;
+    const auto now = std::chrono::system_clock::now();
     if (auto t = control::read_tombstone(p, why)) {
-        table_->add(*t, std::chrono::system_clock::now());
-    } else if (!why.empty()) {
-        tell_(false, "skipped an entry of the control stream: " + why);
+        tables_->jobs->add(*t, now);
+        return;
     }
+    if (why.empty()) {
+        // An upsert or a removal drops the older occurrences of its
+        // schedule, as a tombstone of its generation keyed by the schedule.
+        auto e = control::read_schedule_entry(d.msg, why);
+        if (const auto* u = e ? std::get_if<control::schedule_upsert>(&*e) : nullptr)
+            tables_->schedules->add({u->schedule_id, u->generation, u->written}, now);
+        else if (const auto* r = e ? std::get_if<control::schedule_removal>(&*e) : nullptr)
+            tables_->schedules->add({r->schedule_id, r->generation, r->written}, now);
+    }
+    if (!why.empty()) tell_(false, "skipped an entry of the control stream: " + why);
 }
 
 void control_reader::retry_later() {
@@ -187,7 +198,8 @@ void control_reader::retry_later() {
 void control_reader::expire_now_and_then() {
     if (expiry_armed_ || closed_) return;
     expiry_armed_ = true;
-    table_->expire(std::chrono::system_clock::now());
+    tables_->jobs->expire(std::chrono::system_clock::now());
+    tables_->schedules->expire(std::chrono::system_clock::now());
     expiry_.expires_after(expiry_interval);
     expiry_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
         auto self = w.lock();

@@ -14,7 +14,7 @@
 
 #include "tarry/amqp/channel.hpp"
 #include "tarry/amqp/connection.hpp"
-#include "tarry/control/tombstone_table.hpp"
+#include "cancellations.hpp"
 #include "tarry/publisher/publisher.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -44,7 +44,7 @@ public:
     /// `conn` and `marks` (a publisher on any connection, for the markers)
     /// must outlive the reader.
     control_reader(amqp::connection& conn, publisher& marks, settings s,
-                   std::shared_ptr<control::tombstone_table> table, report tell);
+                   std::shared_ptr<cancellations> tables, report tell);
 
     /// Attaches (unless attached already) and reads up to the end. True
     /// once caught up; false when the stream does not exist or cannot be
@@ -69,7 +69,7 @@ private:
     amqp::connection& conn_;
     publisher& marks_;
     const settings settings_;
-    const std::shared_ptr<control::tombstone_table> table_;
+    const std::shared_ptr<cancellations> tables_;
     const report tell_;
 
     amqp::channel channel_;

@@ -2,10 +2,12 @@
 // by tarry::publisher, read by the consumer from the queue's control stream
 // and honoured at admission and at release. Each job runs at most once, at
 // the last time asked for, never early; a cancelled one is acked unrun.
+// A schedule's removal drops its occurrence the same way.
 #include "consumer_fixture.hpp"
 #include "control_entries.hpp"
 #include "tcp_relay.hpp"
 
+#include "tarry/periodic/occurrence.hpp"
 #include "tarry/publisher/publisher.hpp"
 
 #include <set>
@@ -240,5 +242,75 @@ TEST_CASE("reschedule across a worker restart: the next worker runs the job once
     CHECK(runs[0].at >= runs[0].due);
     CHECK(second.log.count(kind::cancelled) == 1);  // the original copy, given back by the first worker
     second.worker.stop();
+    cleanup(c, o);
+}
+
+namespace {
+
+/// A schedule every minute whose first occurrence is due `in` from now.
+tarry::periodic::schedule_spec minute_due_in(std::chrono::milliseconds in) {
+    const auto due = std::chrono::duration_cast<std::chrono::milliseconds>((sys::now() + in).time_since_epoch());
+    tarry::periodic::schedule_spec s;
+    s.when = tarry::periodic::every_interval{60s, std::chrono::milliseconds(due.count() % 60000)};
+    return s;
+}
+
+/// The occurrence `schedule` has held, once there is one (at most 10 s).
+std::optional<std::string> held_occurrence(running_consumer& rc, const std::string& schedule) {
+    const auto end = std::chrono::steady_clock::now() + 10s;
+    while (std::chrono::steady_clock::now() < end) {
+        std::error_code ec;
+        const auto page = rc.worker.held_jobs(10, "", ec);
+        for (const auto& j : page.jobs)
+            if (j.id.rfind(schedule + "@", 0) == 0) return j.id;
+        std::this_thread::sleep_for(20ms);
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("fault: a schedule removed while its occurrence is held: the occurrence is acked unrun when it falls due") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("schedule-remove"));
+    running_consumer rc(url, o);
+    control_stream_cleanup stream{c, o.queue};
+    tarry::publisher pub(c.conn);
+    ok(pub.async_upsert_schedule(o.queue, "tick", minute_due_in(2500ms), amqp::message("beat"), use_future));
+    const auto id = held_occurrence(rc, "tick");
+    REQUIRE(id);
+    ok(pub.async_remove_schedule(o.queue, "tick", use_future));
+    CHECK(wait_cancelled(rc, *id));
+    CHECK(runs_of(rc, *id).empty());
+    rc.worker.stop();
+    CHECK(rc.worker.stats().cancelled == 1);
+    CHECK(value_of(c.open_channel().async_declare_queue(passive_queue(o.queue), use_future)).message_count == 0);
+    cleanup(c, o);
+}
+
+TEST_CASE("a removal reaches a running consumer within 200 ms: an occurrence due 300 ms after it is dropped") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("schedule-remove-fast"));
+    running_consumer rc(url, o);
+    control_stream_cleanup stream{c, o.queue};
+    tarry::publisher pub(c.conn);
+    // The stream exists before the consumer's next look (it looks every second).
+    ok(pub.async_upsert_schedule(o.queue, "early", minute_due_in(30s), amqp::message("-"), use_future));
+    std::this_thread::sleep_for(1500ms);
+    for (int round = 0; round < 5; ++round) {
+        const std::string schedule = "fast-" + std::to_string(round);
+        ok(pub.async_upsert_schedule(o.queue, schedule, minute_due_in(2000ms), amqp::message("beat"), use_future));
+        const auto id = held_occurrence(rc, schedule);
+        REQUIRE(id);
+        const auto due = tarry::periodic::parse_nominal(id->substr(id->find('@') + 1));
+        REQUIRE(due);
+        std::this_thread::sleep_until(*due - 300ms);
+        ok(pub.async_remove_schedule(o.queue, schedule, use_future));
+        CHECK_MESSAGE(wait_cancelled(rc, *id), *id);
+        CHECK(runs_of(rc, *id).empty());
+    }
+    rc.worker.stop();
     cleanup(c, o);
 }

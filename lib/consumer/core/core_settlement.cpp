@@ -8,6 +8,9 @@
 #include "../message_copies.hpp"
 #include "reason_labels.hpp"
 
+#include "tarry/contract/occurrence_headers.hpp"
+#include "tarry/contract/schedule_headers.hpp"
+
 #include <type_traits>
 #include <variant>
 
@@ -114,8 +117,13 @@ void consumer_core::dead_letter(held_job j, std::string reason, std::optional<am
 }
 
 bool consumer_core::covered(const amqp::basic_properties& props, wall_time now) const {
-    if (cancels_ == nullptr || !cancels_->any() || !props.message_id) return false;
-    return cancels_->cancelled(*props.message_id, contract::read_generation(props), now);
+    if (cancels_ == nullptr || !cancels_->any()) return false;
+    const std::uint64_t generation = contract::read_generation(props);
+    if (props.message_id && cancels_->cancelled(*props.message_id, generation, now)) return true;
+    // An occurrence of a schedule upserted again or removed since.
+    const auto* v = props.headers ? props.headers->find(contract::schedule_header) : nullptr;
+    const auto* schedule = v ? std::get_if<std::string>(&v->value) : nullptr;
+    return schedule != nullptr && cancels_->schedule_superseded(*schedule, generation, now);
 }
 
 void consumer_core::cancel_one(const held_job& j, moment now, bool after_run) {

@@ -4,6 +4,8 @@
 #include "core_harness.hpp"
 #include "message_copies.hpp"
 
+#include "tarry/contract/occurrence_headers.hpp"
+
 using namespace core_test;
 
 namespace {
@@ -159,4 +161,38 @@ TEST_CASE("a replayed dead letter gets a new generation: a tombstone written bef
     fake_cancels cancels;
     cancels.below["job-1"] = 1'795'610'000'000'000;  // written before the replay
     CHECK_FALSE(cancels.cancelled("job-1", contract::read_generation(copy.properties), now));
+}
+
+TEST_CASE("fault: an occurrence of a schedule upserted again or removed is acked at admission, or when it falls "
+          "due, never run; its job id is not a tombstone's") {
+    harness h;
+    const auto gen = h.subscribe();
+    const auto occurrence = [&](std::uint64_t tag, std::chrono::milliseconds in, std::uint64_t generation) {
+        amqp::delivery d;
+        d.delivery_tag = tag;
+        contract::write_occurrence(d.msg.properties,
+                                   {"tick", std::to_string(1795500000 + tag), "every 1000ms", 1, "copy"});
+        contract::write_schedule(d.msg.properties, h.clock.wall_now() + in, h.clock.wall_now());
+        contract::write_generation(d.msg.properties, generation);
+        d.msg.body = {'x'};
+        h.core.delivery(0, gen, std::move(d), h.now());
+    };
+    h.cancels.schedules_below["tick"] = 100;
+    occurrence(1, 500ms, 99);   // the old chain's: dropped at admission
+    occurrence(2, 500ms, 100);  // the upsert's own chain: held
+    CHECK(h.queue.size() == 1);
+    check_acked(h, 1);
+    const auto dropped = h.events(job_event::kind::cancelled);
+    REQUIRE(dropped.size() == 1);
+    CHECK(dropped[0].id == "tick@1795500001");
+
+    // A removal read while the newer one is held: dropped when it falls due.
+    h.cancels.schedules_below["tick"] = 200;
+    h.clock.advance(500ms);
+    auto j = h.pop();
+    REQUIRE(j);
+    h.core.finished({std::move(*j), finished_job::result::cancelled, std::nullopt, h.clock.wall_now()}, h.now());
+    check_acked(h, 2);
+    CHECK(h.counters.cancelled == 2);
+    CHECK(h.counters.started == 0);
 }

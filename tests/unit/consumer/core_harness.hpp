@@ -46,15 +46,21 @@ private:
 };
 
 /// Tombstones as a plain map: job id → the generation below which its
-/// copies are cancelled.
+/// copies are cancelled; and schedule upserts and removals as another:
+/// schedule id → the generation below which its occurrences are dropped.
 class fake_cancels final : public cancel_oracle {
 public:
-    bool any() const noexcept override { return !below.empty(); }
+    bool any() const noexcept override { return !below.empty() || !schedules_below.empty(); }
     bool cancelled(std::string_view id, std::uint64_t generation, wall_time) const override {
         const auto it = below.find(id);
         return it != below.end() && generation < it->second;
     }
+    bool schedule_superseded(std::string_view id, std::uint64_t generation, wall_time) const override {
+        const auto it = schedules_below.find(id);
+        return it != schedules_below.end() && generation < it->second;
+    }
     std::map<std::string, std::uint64_t, std::less<>> below;
+    std::map<std::string, std::uint64_t, std::less<>> schedules_below;
 };
 
 inline subscription_options small_options() {

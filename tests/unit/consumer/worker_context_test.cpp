@@ -4,6 +4,8 @@
 // outcome is discarded.
 #include "consumer_workers.hpp"
 
+#include "tarry/contract/occurrence_headers.hpp"
+
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -20,14 +22,15 @@ struct fixture {
     explicit fixture(job_handler handler)
         : generations(std::make_shared<lane_generations>(2)),
           counters(std::make_shared<core_counters>()),
-          tombstones(std::make_shared<control::tombstone_table>()),
+          cancels(std::make_shared<cancellations>(std::chrono::hours(1))),
+          tombstones(cancels->jobs),
           ctx(std::make_shared<worker_context>(
               std::move(handler), nullptr,
               [this](const job_event& e) {
                   std::lock_guard lock(mutex);
                   events.push_back(e);
               },
-              counters, generations, [this] { ++delivered; }, tombstones)) {
+              counters, generations, [this] { ++delivered; }, cancels)) {
         generations->set(0, 1);
     }
     held_item item(wall_time due, std::uint32_t generation = 1, std::uint64_t job_generation = 0) {
@@ -53,6 +56,7 @@ struct fixture {
     std::atomic<int> delivered{0};
     std::shared_ptr<lane_generations> generations;
     std::shared_ptr<core_counters> counters;
+    std::shared_ptr<cancellations> cancels;
     std::shared_ptr<control::tombstone_table> tombstones;
     std::shared_ptr<worker_context> ctx;
 };
@@ -153,6 +157,39 @@ TEST_CASE("fault: a job a tombstone covers when it falls due is handed back canc
     REQUIRE(out.size() == 1);
     CHECK(out[0].what == finished_job::result::cancelled);
     CHECK(f.counters->started == 0);
+}
+
+TEST_CASE("fault: an occurrence whose schedule was upserted again or removed while it was held is handed back "
+          "cancelled, unrun; one of the newer chain runs") {
+    std::atomic<int> calls{0};
+    fixture f([&](const job&) {
+        ++calls;
+        return job_outcome::success();
+    });
+    const auto now = std::chrono::system_clock::now();
+    const auto occurrence = [&](std::uint64_t generation) {
+        auto it = f.item(now, 1, generation);
+        amqp::message m = it.value.msg.unpack();
+        contract::write_occurrence(m.properties, {"tick", "1795500000", "every 1000ms", 1, "c1"});
+        it.value.msg = packed_message::pack(m);
+        return it;
+    };
+    // The removal (or the newer upsert) of schedule "tick", generation 100.
+    f.cancels->schedules->add({"tick", 100, now}, now);
+    auto older = occurrence(99);
+    f.ctx->run(older);
+    auto newer = occurrence(100);
+    f.ctx->run(newer);
+    CHECK(calls == 1);
+    auto out = f.ctx->take_finished();
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].what == finished_job::result::cancelled);
+    CHECK(out[1].what == finished_job::result::ran);
+    // The schedule's id is not a job id: a job "tick" is not touched by it.
+    amqp::message job_named_tick;
+    job_named_tick.properties.message_id = "tick";
+    contract::write_generation(job_named_tick.properties, 1);
+    CHECK_FALSE(f.cancels->covers(job_named_tick.properties, now));
 }
 
 TEST_CASE("a job's own newer generation runs; the handler sees its generation and a cancel read while it runs") {
