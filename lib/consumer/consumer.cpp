@@ -90,6 +90,7 @@ const char* to_string(job_event::kind k) noexcept {
         case job_event::kind::failed: return "failed";
         case job_event::kind::abandoned: return "abandoned";
         case job_event::kind::cancelled: return "cancelled";
+        case job_event::kind::scheduled: return "scheduled";
     }
     return "unknown";
 }

@@ -262,6 +262,7 @@ consumer_stats consumer::impl::stats() const {
     s.late_confirms = c.late_confirms;
     s.abandoned = c.abandoned;
     s.cancelled = c.cancelled;
+    s.scheduled = c.scheduled;
     s.channel_losses = c.channel_losses;
     s.lane_changes = c.lane_changes;
     s.held = held_.size();

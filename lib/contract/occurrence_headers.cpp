@@ -1,5 +1,6 @@
 // The headers of periodic occurrences.
 #include "tarry/contract/occurrence_headers.hpp"
+#include "tarry/contract/schedule_headers.hpp"
 
 #include <random>
 
@@ -53,6 +54,22 @@ std::optional<occurrence_headers> read_occurrence(const wire::basic_properties& 
     }
     o.number = static_cast<std::uint64_t>(*number);
     return o;
+}
+
+void write_occurrence_copy(wire::basic_properties& props, const occurrence_headers& o,
+                           std::chrono::system_clock::time_point nominal, std::uint64_t generation,
+                           std::chrono::system_clock::time_point now) {
+    props.type.reset();
+    props.timestamp.reset();
+    strip_broker_death_headers(props);
+    if (props.headers) {
+        props.headers->erase(attempt_header);
+        props.headers->erase(reason_header);
+    }
+    write_occurrence(props, o);
+    write_schedule(props, nominal, now);
+    write_generation(props, generation);
+    props.delivery_mode = 2;
 }
 
 std::string new_copy_id() {

@@ -119,18 +119,7 @@ std::optional<schedule_entry> read_schedule_entry(const amqp::message& m, std::s
 amqp::message occurrence_message(const amqp::message& from, const contract::occurrence_headers& o, wall_time nominal,
                                  std::uint64_t generation, wall_time now) {
     amqp::message m = from;
-    auto& p = m.properties;
-    p.type.reset();
-    p.timestamp.reset();
-    contract::strip_broker_death_headers(p);
-    if (p.headers) {
-        p.headers->erase(contract::attempt_header);
-        p.headers->erase(contract::reason_header);
-    }
-    contract::write_occurrence(p, o);
-    contract::write_schedule(p, nominal, now);
-    contract::write_generation(p, generation);
-    p.delivery_mode = 2;
+    contract::write_occurrence_copy(m.properties, o, nominal, generation, now);
     return m;
 }
 

@@ -29,6 +29,8 @@ struct job_event {
         cancelled,  ///< a tombstone covers it (publisher::async_cancel or a reschedule):
                     ///< acknowledged without running, or after a run that a cancel
                     ///< reached failed (not retried)
+        scheduled,  ///< a periodic occurrence that ran: its successor is confirmed,
+                    ///< due at next_due; its own outcome's event follows
     };
     kind what;
     std::string id;              ///< message_id ("" when unset)
@@ -63,6 +65,7 @@ struct consumer_stats {
                                       ///< otherwise: possible duplicates, never losses
     std::uint64_t abandoned = 0;      ///< handlers left running by stop()
     std::uint64_t cancelled = 0;      ///< acknowledged because a tombstone covers them
+    std::uint64_t scheduled = 0;      ///< successors of periodic occurrences confirmed
     std::uint64_t channel_losses = 0; ///< consuming channels lost (broker close, connection loss)
     std::uint64_t lane_changes = 0;   ///< hand-overs: a lane held its share, another took deliveries
     std::size_t held = 0;             ///< held now (delay queue + ready path)

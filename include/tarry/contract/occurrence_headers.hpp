@@ -5,6 +5,7 @@
 
 #include "tarry/amqp/wire/properties.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,6 +42,15 @@ void write_occurrence(amqp::wire::basic_properties& props, const occurrence_head
 /// the others are missing, of the wrong type or empty (a number below 1).
 /// Never throws on any properties.
 std::optional<occurrence_headers> read_occurrence(const amqp::wire::basic_properties& props, std::string& why);
+
+/// Turns `props` (a template's, or the occurrence before's) into those of
+/// the occurrence `o`: the five headers and message_id o.id(), due at
+/// `nominal` (perform_job_at; x-delay removed), `generation`, `timestamp`
+/// `now`, persistent; `type`, the attempt and reason headers and the
+/// broker's death headers removed (an occurrence starts at attempt 1).
+void write_occurrence_copy(amqp::wire::basic_properties& props, const occurrence_headers& o,
+                           std::chrono::system_clock::time_point nominal, std::uint64_t generation,
+                           std::chrono::system_clock::time_point now);
 
 /// A fresh copy id: 32 hex digits from a random 128-bit value. Any thread.
 std::string new_copy_id();

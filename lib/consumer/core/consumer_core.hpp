@@ -62,7 +62,7 @@ struct moment {
 struct core_counters {
     std::atomic<std::uint64_t> received{0}, fast_path{0}, started{0}, succeeded{0}, handler_failures{0},
         retried{0}, dead_lettered{0}, parked{0}, requeued{0}, dropped{0}, copy_failures{0},
-        late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0}, cancelled{0};
+        late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0}, cancelled{0}, scheduled{0};
     std::atomic<std::size_t> running{0};
     /// Counted where dead_lettered and requeued are, so they add up to them.
     std::array<std::atomic<std::uint64_t>, dead_letter_reasons.size()> dead_lettered_by_reason{};
@@ -159,9 +159,15 @@ private:
 
     // What becomes of a copy once it is confirmed.
     struct copy_effect {
+        copy_effect(job_event::kind k, std::string r = {}, std::optional<wall_time> next = std::nullopt)
+            : kind(k), reason(std::move(r)), next_due(next) {}
         job_event::kind kind;
         std::string reason;  // dead, requeued: why
         std::optional<wall_time> next_due;
+        // scheduled (a successor): the handler's outcome, settled once the
+        // successor is confirmed, and when the handler started.
+        std::optional<job_outcome> then;
+        wall_time started{};
     };
     struct pending_copy {
         held_job original;
@@ -186,7 +192,11 @@ private:
     std::size_t cost_of(const held_job& j) const noexcept;
 
     // settlement (core_settlement.cpp)
-    void settle(held_job j, const job_outcome& outcome, wall_time started, moment now);
+    /// A periodic occurrence (attempt 1, not cancelled) first publishes its
+    /// successor (occurrence_successor.hpp) and settles once that is
+    /// confirmed; `successor_published` says it was.
+    void settle(held_job j, const job_outcome& outcome, wall_time started, moment now,
+                bool successor_published = false);
     void retry_or_dead_letter(held_job j, const job_outcome& failure, wall_time started, moment now);
     void park(held_job j, const parking::wait_queue& to, moment now);
     void dead_letter(held_job j, std::string reason, std::optional<amqp::message> letter, moment now,

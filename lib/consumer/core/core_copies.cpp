@@ -77,6 +77,15 @@ void consumer_core::copy_confirmed(std::uint64_t publish_id, moment now) {
         drop(p.original, "its channel was lost before its copy was confirmed", now);
         return;
     }
+    if (p.effect.kind == job_event::kind::scheduled) {
+        // A successor: the occurrence is settled now, as its handler said.
+        ++counters_.scheduled;
+        auto e = event_of(p.original, job_event::kind::scheduled, now.wall);
+        e.next_due = p.effect.next_due;
+        emit(std::move(e));
+        settle(std::move(p.original), *p.effect.then, p.effect.started, now, true);
+        return;
+    }
     ack(p.original);
     switch (p.effect.kind) {
         case job_event::kind::retry: ++counters_.retried; break;

@@ -6,6 +6,7 @@
 
 #include "../failure_plan.hpp"
 #include "../message_copies.hpp"
+#include "../occurrence_successor.hpp"
 #include "reason_labels.hpp"
 
 #include "tarry/contract/occurrence_headers.hpp"
@@ -15,6 +16,16 @@
 #include <variant>
 
 namespace tarry::detail {
+
+namespace {
+// An occurrence's message_id is `<schedule id>@<nominal>`: a job whose id
+// has no '@' is not one, and its properties need not be decoded to say so.
+bool may_be_occurrence(const held_job& j) {
+    if (const auto* m = j.msg.kept()) return m->properties.message_id && m->properties.message_id->find('@') != std::string::npos;
+    const auto id = j.msg.message_id();
+    return id && id->find('@') != std::string::npos;
+}
+}  // namespace
 
 void consumer_core::finished(finished_job f, moment now) {
     resume_if_drained();
@@ -51,7 +62,8 @@ void consumer_core::finished(finished_job f, moment now) {
     settle(std::move(j), *f.outcome, f.started, now);
 }
 
-void consumer_core::settle(held_job j, const job_outcome& outcome, wall_time started, moment now) {
+void consumer_core::settle(held_job j, const job_outcome& outcome, wall_time started, moment now,
+                           bool successor_published) {
     // A cancel read while it ran: a success stands; anything else ends it
     // (a retry, a dead letter or a requeue would only bring back a job its
     // owner no longer wants).
@@ -61,6 +73,19 @@ void consumer_core::settle(held_job j, const job_outcome& outcome, wall_time sta
     if (cancel_requested && outcome.what() != job_outcome::kind::success) {
         cancel_one(j, now, true);
         return;
+    }
+    // A periodic occurrence goes on with its successor, confirmed before the
+    // occurrence is settled however it ended (a failure is retried as a job
+    // of its own; its retries publish no successor). Not when its schedule
+    // was removed or replaced meanwhile.
+    if (!successor_published && !cancel_requested && j.attempt == 1 && may_be_occurrence(j)) {
+        if (auto next = successor_of(j.msg.unpack(), j.attempt, started, now.wall)) {
+            copy_effect effect{job_event::kind::scheduled, {}, next->due};
+            effect.then = outcome;
+            effect.started = started;
+            replace(std::move(j), "", options_.queue, std::move(next->msg), std::move(effect), "successor", now);
+            return;
+        }
     }
     switch (outcome.what()) {
         case job_outcome::kind::success: {

@@ -49,6 +49,7 @@ inline tarry::consumer_metrics busy_consumer() {
     c.late_confirms = 2;
     c.abandoned = 1;
     c.cancelled = 6;
+    c.scheduled = 8;
     c.channel_losses = 3;
     c.held = 212;
     c.held_bytes = 1'048'576;
