@@ -263,6 +263,7 @@ consumer_stats consumer::impl::stats() const {
     s.abandoned = c.abandoned;
     s.cancelled = c.cancelled;
     s.scheduled = c.scheduled;
+    s.skipped = c.skipped;
     s.channel_losses = c.channel_losses;
     s.lane_changes = c.lane_changes;
     s.held = held_.size();

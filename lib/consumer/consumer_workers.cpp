@@ -1,5 +1,7 @@
 #include "consumer_workers.hpp"
 
+#include "occurrence_successor.hpp"
+
 #include "tarry/contract/schedule_headers.hpp"
 #include "tarry/schedule/worker_pool.hpp"
 
@@ -41,6 +43,12 @@ void worker_context::run(held_item& item) {
     const std::uint64_t generation = contract::read_generation(msg.properties);
     if (cancels_ && cancels_->covers(msg.properties, f.started)) {
         f.what = finished_job::result::cancelled;
+        hand_back(std::move(f));
+        return;
+    }
+    // A periodic occurrence found too late may be one its policy skips.
+    if (!runs_when_released(msg, j.attempt, f.started)) {
+        f.what = finished_job::result::misfired;
         hand_back(std::move(f));
         return;
     }

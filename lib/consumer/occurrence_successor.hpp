@@ -25,4 +25,10 @@ struct occurrence_successor {
 std::optional<occurrence_successor> successor_of(const amqp::message& occurrence, std::uint32_t attempt,
                                                  wall_time released, wall_time now);
 
+/// Whether `m`, falling due at `released`, is to run: false only for an
+/// occurrence (attempt 1) found later than its misfire threshold whose
+/// policy does not run it (skip; catch_up beyond its limit). Any job that
+/// is no occurrence, or one whose headers cannot be read, runs.
+bool runs_when_released(const amqp::message& m, std::uint32_t attempt, wall_time released);
+
 }  // namespace tarry::detail

@@ -3,6 +3,8 @@
 #include "tarry/periodic/cron_expression.hpp"
 #include "tarry/periodic/error.hpp"
 
+#include "blank_words.hpp"
+
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -10,6 +12,8 @@
 
 namespace tarry::periodic {
 namespace {
+
+using detail::blank_separated;
 
 struct field_rule {
     const char* name;
@@ -56,18 +60,6 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
         if (at == std::string_view::npos) return parts;
         begin = at + 1;
     }
-}
-
-std::vector<std::string_view> blank_separated(std::string_view text) {
-    std::vector<std::string_view> words;
-    std::size_t i = 0;
-    while (i < text.size()) {
-        while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-        const auto begin = i;
-        while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
-        if (i > begin) words.push_back(text.substr(begin, i - begin));
-    }
-    return words;
 }
 
 class field_parser {

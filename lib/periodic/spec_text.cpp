@@ -4,6 +4,8 @@
 #include "tarry/periodic/occurrence.hpp"
 #include "tarry/periodic/recurrence.hpp"
 
+#include "blank_words.hpp"
+
 #include <charconv>
 #include <set>
 #include <vector>
@@ -19,18 +21,6 @@ bool is_keyword(std::string_view word) {
     for (const auto k : keywords)
         if (word == k) return true;
     return false;
-}
-
-std::vector<std::string_view> words_of(std::string_view text) {
-    std::vector<std::string_view> words;
-    std::size_t i = 0;
-    while (i < text.size()) {
-        while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-        const auto begin = i;
-        while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
-        if (i > begin) words.push_back(text.substr(begin, i - begin));
-    }
-    return words;
 }
 
 template <class T>
@@ -78,7 +68,7 @@ spec_parse_result parse_spec(std::string_view text) {
         result.detail = std::move(detail);
         return result;
     };
-    const auto words = words_of(text);
+    const auto words = detail::blank_separated(text);
     std::size_t i = 1;
     schedule_spec spec;
     if (words.empty()) return refuse(errc::invalid_schedule, "an empty schedule (every Nms, or cron EXPR)");

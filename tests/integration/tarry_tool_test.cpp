@@ -7,6 +7,7 @@
 #include "amqp_client.hpp"
 #include "control_entries.hpp"
 #include "process.hpp"
+#include "tarry_tool.hpp"
 #include "published_job.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -21,12 +22,6 @@ using namespace amqp_it;
 
 namespace {
 
-std::string tarry_path() { return tarry_test::env("TARRY_BUILD_ROOT").value_or(".") + "/tools/tarry"; }
-
-tarry_test::process_result run_tarry(std::vector<std::string> args) {
-    args.insert(args.begin(), tarry_path());
-    return tarry_test::run_process(args, 30s);
-}
 
 /// A loopback port nothing listens on: one just given up.
 std::uint16_t closed_port() {

@@ -591,3 +591,51 @@ TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per sec
         CHECK(w->wait_exit(30s) == 0);
     }
 }
+
+TEST_CASE("echo_worker: after every worker was stopped, misfired occurrences run once (run-once) or are skipped") {
+    TARRY_REQUIRE_BROKER(url);
+    for (const std::string policy : {"run-once", "skip"}) {
+        CAPTURE(policy);
+        const auto q = unique_name("proc-misfire");
+        queue_guard guard(url, q);
+        connected_client c(url);
+        control_stream_cleanup stream{c, q};
+        {
+            // A worker declares the queue, then stops: every worker is gone.
+            worker_process first(url, q);
+            REQUIRE_MESSAGE(first.wait_ready(), first.transcript());
+            first.signal(SIGTERM);
+            REQUIRE(first.wait_exit(30s) == 0);
+        }
+        // No worker: the first occurrence (within 2 s) waits in the queue and
+        // is found over 1 s late when the next worker starts 4 s later.
+        const auto added = tarry_test::run_process(
+            {build_root() + "/tools/tarry", "schedule", "add", "--url", url, "--queue", q, "--id", "m", "--every-ms",
+             "2000", "--misfire", policy, "--misfire-threshold-ms", "1000"},
+            30s);
+        REQUIRE_MESSAGE(added.exit_code == 0, added.out << added.err);
+        std::this_thread::sleep_for(4s);
+        const auto started = sys::now();
+        worker_process w(url, q);
+        REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+        REQUIRE_MESSAGE(w.wait_count("run", 2, 10s), w.transcript());
+        const auto runs = w.of("run");
+        const auto first_due = std::stoll(runs[0].id().substr(2));
+        if (policy == "skip") {
+            // The late one was skipped; the runs are on time, after the start.
+            REQUIRE_MESSAGE(w.count("skipped") == 1, w.transcript());
+            CHECK(w.of("skipped")[0].due() < micros(started) - 1000000);
+            CHECK(first_due * 1000000 > micros(started));
+        } else {
+            CHECK(w.count("skipped") == 0);
+            CHECK(first_due * 1000000 < micros(started) - 1000000);  // the late one ran, once
+            CHECK(runs[0].at() - runs[0].due() > 1000000);
+            CHECK(runs[1].at() - runs[1].due() < 1000000);  // then back on time
+        }
+        std::set<std::string> ids;
+        for (const auto& r : runs) CHECK_MESSAGE(ids.insert(r.id()).second, r.id() << " ran twice");
+        ok(tarry::publisher(c.conn).async_remove_schedule(q, "m", use_future));
+        w.signal(SIGTERM);
+        CHECK(w.wait_exit(30s) == 0);
+    }
+}

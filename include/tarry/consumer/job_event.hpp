@@ -31,6 +31,9 @@ struct job_event {
                     ///< reached failed (not retried)
         scheduled,  ///< a periodic occurrence that ran: its successor is confirmed,
                     ///< due at next_due; its own outcome's event follows
+        skipped,    ///< a periodic occurrence found later than its misfire threshold
+                    ///< that its policy does not run: acknowledged without running
+                    ///< (after its successor's `scheduled`); reason says why
     };
     kind what;
     std::string id;              ///< message_id ("" when unset)
@@ -66,6 +69,7 @@ struct consumer_stats {
     std::uint64_t abandoned = 0;      ///< handlers left running by stop()
     std::uint64_t cancelled = 0;      ///< acknowledged because a tombstone covers them
     std::uint64_t scheduled = 0;      ///< successors of periodic occurrences confirmed
+    std::uint64_t skipped = 0;        ///< misfired periodic occurrences acknowledged without running
     std::uint64_t channel_losses = 0; ///< consuming channels lost (broker close, connection loss)
     std::uint64_t lane_changes = 0;   ///< hand-overs: a lane held its share, another took deliveries
     std::size_t held = 0;             ///< held now (delay queue + ready path)

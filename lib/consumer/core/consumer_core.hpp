@@ -62,7 +62,7 @@ struct moment {
 struct core_counters {
     std::atomic<std::uint64_t> received{0}, fast_path{0}, started{0}, succeeded{0}, handler_failures{0},
         retried{0}, dead_lettered{0}, parked{0}, requeued{0}, dropped{0}, copy_failures{0},
-        late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0}, cancelled{0}, scheduled{0};
+        late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0}, cancelled{0}, scheduled{0}, skipped{0};
     std::atomic<std::size_t> running{0};
     /// Counted where dead_lettered and requeued are, so they add up to them.
     std::array<std::atomic<std::uint64_t>, dead_letter_reasons.size()> dead_lettered_by_reason{};
@@ -78,6 +78,7 @@ struct finished_job {
         not_current,  ///< its delivery was no longer current: not run
         not_yet_due,  ///< popped before its due time by the wall clock (a clock step): not run
         cancelled,    ///< a tombstone covers it (cancel_oracle): not run
+        misfired,     ///< a periodic occurrence its misfire policy does not run: not run
     };
     held_job job;
     result what = result::ran;
@@ -165,7 +166,8 @@ private:
         std::string reason;  // dead, requeued: why
         std::optional<wall_time> next_due;
         // scheduled (a successor): the handler's outcome, settled once the
-        // successor is confirmed, and when the handler started.
+        // successor is confirmed (none: a misfired occurrence, skipped), and
+        // when the handler started.
         std::optional<job_outcome> then;
         wall_time started{};
     };
@@ -213,6 +215,8 @@ private:
     bool covered(const amqp::basic_properties& props, wall_time now) const;
     /// Acks j without running it further: event `cancelled`.
     void cancel_one(const held_job& j, moment now, bool after_run = false);
+    /// Acks a misfired occurrence without running it: event `skipped`.
+    void skip_one(const held_job& j, moment now);
     /// The lane's counts for j, which leaves them; false if j is not current.
     bool settling(const held_job& j);
     bool current(const held_job& j) const noexcept { return lanes_.current(j.lane, j.generation); }

@@ -83,7 +83,8 @@ void consumer_core::copy_confirmed(std::uint64_t publish_id, moment now) {
         auto e = event_of(p.original, job_event::kind::scheduled, now.wall);
         e.next_due = p.effect.next_due;
         emit(std::move(e));
-        settle(std::move(p.original), *p.effect.then, p.effect.started, now, true);
+        if (p.effect.then) settle(std::move(p.original), *p.effect.then, p.effect.started, now, true);
+        else skip_one(p.original, now);
         return;
     }
     ack(p.original);

@@ -39,6 +39,21 @@ void consumer_core::finished(finished_job f, moment now) {
         else cancel_one(j, now);
         return;
     }
+    if (f.what == finished_job::result::misfired) {
+        // Not run, but the chain goes on: its successor first.
+        if (!current(j)) {
+            drop(j, "its channel was lost before it fell due", now);
+            return;
+        }
+        if (auto next = successor_of(j.msg.unpack(), j.attempt, f.started, now.wall)) {
+            copy_effect effect{job_event::kind::scheduled, {}, next->due};
+            effect.started = f.started;
+            replace(std::move(j), "", options_.queue, std::move(next->msg), std::move(effect), "successor", now);
+            return;
+        }
+        skip_one(j, now);
+        return;
+    }
     if (f.what == finished_job::result::not_yet_due) {
         // The wall clock stepped back: hold it again, or park it when the
         // step pushed it beyond the hold horizon.
@@ -149,6 +164,15 @@ bool consumer_core::covered(const amqp::basic_properties& props, wall_time now) 
     const auto* v = props.headers ? props.headers->find(contract::schedule_header) : nullptr;
     const auto* schedule = v ? std::get_if<std::string>(&v->value) : nullptr;
     return schedule != nullptr && cancels_->schedule_superseded(*schedule, generation, now);
+}
+
+void consumer_core::skip_one(const held_job& j, moment now) {
+    if (!settling(j)) return;
+    actions_.push_back(action::ack{j.lane, j.generation, j.delivery_tag});
+    ++counters_.skipped;
+    auto e = event_of(j, job_event::kind::skipped, now.wall);
+    e.reason = "misfired: found later than its misfire threshold, and its misfire policy does not run it";
+    emit(std::move(e));
 }
 
 void consumer_core::cancel_one(const held_job& j, moment now, bool after_run) {

@@ -166,3 +166,51 @@ TEST_CASE("a misfired occurrence (run once): the successor is the next nominal t
     CHECK(*next > h.clock.wall_now());
     CHECK(*next <= h.clock.wall_now() + 60s);
 }
+
+TEST_CASE("a misfired occurrence its policy skips (handed back unrun): the successor first, then acked, skipped") {
+    harness h;
+    const auto gen = h.subscribe();
+    const auto nominal = grid_now(h) - 3600s;
+    deliver_occurrence(h, gen, 1, nominal, "every 60000ms misfire skip");
+    auto j = run_next(h);
+    h.core.finished({std::move(j), finished_job::result::misfired, std::nullopt, h.clock.wall_now()}, h.now());
+    CHECK(h.take<action::ack>().empty());
+    auto pubs = h.take<action::publish>();
+    REQUIRE(pubs.size() == 1);
+    std::string why;
+    const auto next = periodic::parse_nominal(contract::read_occurrence(pubs[0].message.properties, why)->nominal);
+    REQUIRE(next);
+    CHECK(*next > h.clock.wall_now());  // from now on, the missed ones skipped
+    h.core.copy_confirmed(pubs[0].publish_id, h.now());
+    CHECK(h.take<action::ack>().size() == 1);
+    CHECK(h.events(job_event::kind::scheduled).size() == 1);
+    const auto skipped = h.events(job_event::kind::skipped);
+    REQUIRE(skipped.size() == 1);
+    CHECK(skipped[0].reason.rfind("misfired", 0) == 0);
+    CHECK(h.counters.skipped == 1);
+    CHECK(h.counters.started == 0);
+    CHECK(h.counters.succeeded == 0);
+}
+
+TEST_CASE("a misfired occurrence skipped at the end of its chain: acked at once, skipped; lost channel: dropped") {
+    {
+        harness h;
+        const auto gen = h.subscribe();
+        deliver_occurrence(h, gen, 1, grid_now(h) - 3600s, "every 60000ms limit 2 misfire skip", 2);
+        h.core.finished({run_next(h), finished_job::result::misfired, std::nullopt, h.clock.wall_now()}, h.now());
+        CHECK(h.take<action::publish>().empty());
+        CHECK(h.take<action::ack>().size() == 1);
+        CHECK(h.events(job_event::kind::skipped).size() == 1);
+    }
+    {
+        harness h;
+        const auto gen = h.subscribe();
+        deliver_occurrence(h, gen, 1, grid_now(h) - 3600s, "every 60000ms misfire skip");
+        auto j = run_next(h);
+        h.core.lane_lost(0, gen, "test", h.now());
+        h.core.finished({std::move(j), finished_job::result::misfired, std::nullopt, h.clock.wall_now()}, h.now());
+        CHECK(h.take<action::publish>().empty());
+        CHECK(h.take<action::ack>().empty());
+        CHECK(h.events(job_event::kind::dropped).size() == 1);
+    }
+}

@@ -192,6 +192,35 @@ TEST_CASE("fault: an occurrence whose schedule was upserted again or removed whi
     CHECK_FALSE(f.cancels->covers(job_named_tick.properties, now));
 }
 
+TEST_CASE("a misfired occurrence: handed back unrun when its policy skips it, run when it runs once") {
+    std::atomic<int> calls{0};
+    fixture f([&](const job&) {
+        ++calls;
+        return job_outcome::success();
+    });
+    const auto now = std::chrono::system_clock::now();
+    const auto nominal = std::chrono::floor<std::chrono::minutes>(now) - std::chrono::hours(1);
+    const auto occurrence = [&](const std::string& spec) {
+        auto it = f.item(now, 1, 1);
+        amqp::message m = it.value.msg.unpack();
+        contract::occurrence_headers o{"tick", std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                                                  nominal.time_since_epoch()).count()),
+                                       spec, 1, "c1"};
+        contract::write_occurrence(m.properties, o);
+        it.value.msg = packed_message::pack(m);
+        return it;
+    };
+    auto skip = occurrence("every 60000ms misfire skip");
+    f.ctx->run(skip);
+    auto once = occurrence("every 60000ms");
+    f.ctx->run(once);
+    CHECK(calls == 1);
+    auto out = f.ctx->take_finished();
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].what == finished_job::result::misfired);
+    CHECK(out[1].what == finished_job::result::ran);
+}
+
 TEST_CASE("a job's own newer generation runs; the handler sees its generation and a cancel read while it runs") {
     std::promise<void> running;
     std::promise<void> cancel_written;
