@@ -46,7 +46,12 @@ void parked_counts::refresh() {
         return;
     }
     channel_.reset();
-    conn_->async_open_channel(via(box_, [self = shared_from_this()](std::error_code ec, amqp::channel ch) {
+    // The connection's thread may drop this callback (the mailbox closed)
+    // after the endpoint's io_context is gone: it must not own the counts,
+    // whose strand would then be destroyed there (weak, as below).
+    conn_->async_open_channel(via(box_, [w = weak_from_this()](std::error_code ec, amqp::channel ch) {
+        const auto self = w.lock();
+        if (!self) return;
         if (ec) return self->end_refresh(0);
         self->channel_ = std::move(ch);
         self->declare_next(0);
@@ -64,7 +69,9 @@ void parked_counts::declare_next(std::size_t i) {
     o.name = counts_[i].queue;
     o.passive = true;
     channel_->async_declare_queue(
-        std::move(o), via(box_, [self = shared_from_this(), i](std::error_code ec, amqp::queue_info info) {
+        std::move(o), via(box_, [w = weak_from_this(), i](std::error_code ec, amqp::queue_info info) {
+            const auto self = w.lock();
+            if (!self) return;
             if (ec) {
                 // With the channel closed, the rest stay unknown until the next refresh.
                 if (!self->channel_->is_open()) return self->end_refresh(i);

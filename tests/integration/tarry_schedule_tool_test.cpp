@@ -43,25 +43,10 @@ listing list_schedules(const std::string& url, const std::string& queue) {
     return l;
 }
 
-/// The schedule entries of `queue`'s control stream (every entry read
-/// within 2 s; a malformed one fails the test).
+/// The schedule entries of `queue`'s control stream (read_stream_entries).
 std::vector<tarry::control::schedule_entry> read_schedule_entries(client& c, const std::string& queue,
                                                                   std::size_t n) {
-    auto ch = c.open_channel();
-    ok(ch.async_qos(prefetch(200), use_future));
-    inbox in;
-    auto o = consume_opts(tarry::control::stream_name(queue));
-    o.arguments.set("x-stream-offset", "first");
-    value_of(ch.async_consume(o, in.handlers(), use_future));
-    std::vector<tarry::control::schedule_entry> out;
-    while (auto d = in.next(out.size() < n ? 10s : 300ms)) {
-        std::string why;
-        auto e = tarry::control::read_schedule_entry(d->msg, why);
-        REQUIRE_MESSAGE(why.empty(), why);
-        if (e) out.push_back(std::move(*e));
-    }
-    wait(ch.async_close(use_future));
-    return out;
+    return read_stream_entries<tarry::control::schedule_entry>(c, queue, n, tarry::control::read_schedule_entry);
 }
 
 }  // namespace
