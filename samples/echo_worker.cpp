@@ -34,9 +34,10 @@
 // Events: {"event":"ready","queue":Q} once consuming, then per job
 //   {"event":"run","id":ID,"due":EPOCH_S,"at":EPOCH_S,"attempt":N}
 // and likewise "succeeded", "parked" and "retry" (with "next_due"), "dead",
-// "requeued", "dropped", "failed", "abandoned" and "cancelled" (with
-// "reason"; a job cancelled while it ran: "cancel_requested":true, on
-// "succeeded" too). Every line
+// "requeued", "dropped", "failed", "abandoned", "cancelled", "skipped" and
+// "deduplicated" (with "reason"; a job cancelled while it ran:
+// "cancel_requested":true, on "succeeded" too), and "scheduled" (a periodic
+// occurrence's successor confirmed, with "next_due"). Every line
 // is valid JSON (UTF-8): each byte of an id or reason that is not
 // well-formed UTF-8 (a message_id may hold any bytes) is written \ufffd.
 // Lines are written and flushed as the events happen: a reader that stops

@@ -92,6 +92,7 @@ const char* to_string(job_event::kind k) noexcept {
         case job_event::kind::cancelled: return "cancelled";
         case job_event::kind::scheduled: return "scheduled";
         case job_event::kind::skipped: return "skipped";
+        case job_event::kind::deduplicated: return "deduplicated";
     }
     return "unknown";
 }

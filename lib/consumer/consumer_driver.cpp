@@ -2,6 +2,9 @@
 #include "consumer_impl.hpp"
 #include "consumer_topology.hpp"
 
+#include "tarry/control/control_stream.hpp"
+#include "tarry/control/schedule_entry.hpp"
+
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -126,6 +129,19 @@ void consumer::impl::run(detail::core_action& a) {
         },
         [&](act::report& x) { tell(x.event); },
         [&](act::note_dead_letter& x) { dead_letters_.add(std::move(x.letter)); },
+        [&](act::claim& x) {
+            // Best effort: the core makes the claim again while its
+            // occurrence waits; a failure is only told.
+            auto diag = std::make_shared<amqp::diagnostics>();
+            publisher_.async_publish_as_is(
+                "", control::stream_name(options_.queue), control::to_entry(x.entry), *diag,
+                asio::bind_executor(executor_, [w = weak_from_this(), diag](std::error_code ec) {
+                    auto s = w.lock();
+                    if (!s || !ec) return;
+                    s->tell({connection_event::kind::control_failed, false,
+                             "cannot append a run claim: " + diag->message, {}, 0});
+                }));
+        },
     }, a);
 }
 

@@ -17,6 +17,7 @@
 #include "health_state.hpp"
 #include "ping_relay.hpp"
 #include "recent_dead_letters.hpp"
+#include "run_claims.hpp"
 #include "tombstone_oracle.hpp"
 
 #include "tarry/amqp/channel.hpp"
@@ -122,6 +123,8 @@ private:
     // view of them, and the reader that fills them.
     const std::shared_ptr<detail::cancellations> cancel_tables_;
     const detail::tombstone_oracle cancels_;
+    // Which copy of a periodic occurrence runs (null when read_control_stream is off).
+    const std::shared_ptr<detail::run_claims> claims_;
     const std::shared_ptr<detail::control_reader> control_;
     delay_queue<detail::held_job> held_;
     detail::delay_queue_store<steady_clock_source> store_;

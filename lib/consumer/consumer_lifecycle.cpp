@@ -90,17 +90,23 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
       cancel_tables_(options_.read_control_stream ? std::make_shared<detail::cancellations>(options_.tombstone_retention)
                                                : nullptr),
       cancels_(cancel_tables_.get()),
+      claims_(options_.read_control_stream ? std::make_shared<detail::run_claims>() : nullptr),
       control_(cancel_tables_ ? std::make_shared<detail::control_reader>(
                                  conn_, publisher_, detail::control_reader::settings{options_.queue}, cancel_tables_,
                                  [this](bool attached, const std::string& detail) {
                                      using kind = connection_event::kind;
                                      tell({attached ? kind::control_attached : kind::control_failed, false,
                                            detail, {}, 0});
+                                 },
+                                 claims_,
+                                 [this] {
+                                     core_.claims_read(now());
+                                     execute();
                                  })
                            : nullptr),
       store_(held_),
       core_(options_, store_, *counters_, retry::make_random_source(options_.retry_seed),
-            std::chrono::steady_clock::now(), static_cast<bool>(hooks_.on_event), &cancels_),
+            std::chrono::steady_clock::now(), static_cast<bool>(hooks_.on_event), &cancels_, claims_.get()),
       channels_(core_.lanes().size()),
       workers_context_(std::make_shared<detail::worker_context>(
           std::move(handler), options_.is_permanent, hooks_.on_event, counters_, core_.lanes().generations(),
@@ -109,7 +115,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                   if (auto s = w.lock()) s->settle_finished();
               });
           },
-          cancel_tables_)),
+          cancel_tables_, claims_)),
       timer_(executor_),
       pings_(std::make_shared<detail::ping_relay>(executor_, own_io_ == nullptr)) {}
 
@@ -264,6 +270,7 @@ consumer_stats consumer::impl::stats() const {
     s.cancelled = c.cancelled;
     s.scheduled = c.scheduled;
     s.skipped = c.skipped;
+    s.deduplicated = c.deduplicated;
     s.channel_losses = c.channel_losses;
     s.lane_changes = c.lane_changes;
     s.held = held_.size();

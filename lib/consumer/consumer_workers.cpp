@@ -11,14 +11,16 @@ worker_context::worker_context(job_handler handler, std::function<bool(const std
                                std::function<void(const job_event&)> on_event,
                                std::shared_ptr<core_counters> counters,
                                std::shared_ptr<const lane_generations> generations, std::function<void()> deliver,
-                               std::shared_ptr<const cancellations> cancels)
+                               std::shared_ptr<const cancellations> cancels,
+                               std::shared_ptr<const run_claims> claims)
     : handler_(std::move(handler)),
       is_permanent_(std::move(is_permanent)),
       on_event_(std::move(on_event)),
       counters_(std::move(counters)),
       generations_(std::move(generations)),
       deliver_(std::move(deliver)),
-      cancels_(std::move(cancels)) {}
+      cancels_(std::move(cancels)),
+      claims_(std::move(claims)) {}
 
 void worker_context::run(held_item& item) {
     finished_job f{std::move(item.value), finished_job::result::ran, std::nullopt, {}};
@@ -45,6 +47,17 @@ void worker_context::run(held_item& item) {
         f.what = finished_job::result::cancelled;
         hand_back(std::move(f));
         return;
+    }
+    // One copy of an occurrence runs: the one whose claim came first. Before
+    // the misfire check, since a skipped occurrence publishes a successor.
+    if (claims_) {
+        const auto verdict = claims_->verdict_of(msg.properties, j.attempt);
+        if (verdict != claim_verdict::runs) {
+            f.what = verdict == claim_verdict::lost ? finished_job::result::deduplicated
+                                                    : finished_job::result::unclaimed;
+            hand_back(std::move(f));
+            return;
+        }
     }
     // A periodic occurrence found too late may be one its policy skips.
     if (!runs_when_released(msg, j.attempt, f.started)) {

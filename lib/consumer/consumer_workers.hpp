@@ -9,6 +9,7 @@
 
 #include "tarry/consumer/consumer.hpp"
 #include "cancellations.hpp"
+#include "run_claims.hpp"
 #include "tarry/schedule/delay_queue.hpp"
 
 #include <functional>
@@ -24,11 +25,15 @@ public:
     /// `deliver` is called (under the inbox's lock) when outcomes wait and
     /// none was announced yet; it must only post to the I/O thread. A job
     /// that `cancels` covers when it is due is handed back unrun
-    /// (finished_job::result::cancelled); without tables none is.
+    /// (finished_job::result::cancelled); without tables none is. A copy of
+    /// an occurrence whose run claim another copy won, or none was read yet
+    /// (`claims`), is handed back unrun too (deduplicated, unclaimed);
+    /// without claims every copy runs.
     worker_context(job_handler handler, std::function<bool(const std::exception_ptr&)> is_permanent,
                    std::function<void(const job_event&)> on_event, std::shared_ptr<core_counters> counters,
                    std::shared_ptr<const lane_generations> generations, std::function<void()> deliver,
-                   std::shared_ptr<const cancellations> cancels = nullptr);
+                   std::shared_ptr<const cancellations> cancels = nullptr,
+                   std::shared_ptr<const run_claims> claims = nullptr);
 
     /// Runs one due job (a worker thread).
     void run(held_item& item);
@@ -58,6 +63,7 @@ private:
     const std::shared_ptr<const lane_generations> generations_;
     const std::function<void()> deliver_;
     const std::shared_ptr<const cancellations> cancels_;
+    const std::shared_ptr<const run_claims> claims_;
 
     std::mutex running_mutex_;
     std::uint64_t last_running_id_ = 0;

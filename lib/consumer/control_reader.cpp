@@ -31,12 +31,15 @@ std::string marker_id() {
 }  // namespace
 
 control_reader::control_reader(amqp::connection& conn, publisher& marks, settings s,
-                               std::shared_ptr<cancellations> tables, report tell)
+                               std::shared_ptr<cancellations> tables, report tell,
+                               std::shared_ptr<run_claims> claims, std::function<void()> on_claims)
     : conn_(conn),
       marks_(marks),
       settings_(std::move(s)),
       tables_(std::move(tables)),
       tell_(std::move(tell)),
+      claims_(std::move(claims)),
+      on_claims_(std::move(on_claims)),
       caught_up_(conn.get_executor()),
       retry_(conn.get_executor()),
       expiry_(conn.get_executor()) {}
@@ -146,7 +149,10 @@ asio::awaitable<bool> control_reader::attach_once() {
             co_return true;
         }
     }
-    if (consuming_) tell_(true, {});
+    if (consuming_) {
+        if (claims_) claims_->enforce();
+        tell_(true, {});
+    }
     co_return consuming_;
 }
 #if defined(__GNUC__) && !defined(__clang__)
@@ -179,6 +185,10 @@ void control_reader::on_entry(amqp::delivery d) {
             tables_->schedules->add({u->schedule_id, u->generation, u->written}, now);
         else if (const auto* r = e ? std::get_if<control::schedule_removal>(&*e) : nullptr)
             tables_->schedules->add({r->schedule_id, r->generation, r->written}, now);
+        else if (const auto* c = e ? std::get_if<control::run_claim>(&*e) : nullptr; c && claims_) {
+            claims_->table.add(*c, now);
+            if (on_claims_) on_claims_();
+        }
     }
     if (!why.empty()) tell_(false, "skipped an entry of the control stream: " + why);
 }
@@ -200,6 +210,7 @@ void control_reader::expire_now_and_then() {
     expiry_armed_ = true;
     tables_->jobs->expire(std::chrono::system_clock::now());
     tables_->schedules->expire(std::chrono::system_clock::now());
+    if (claims_) claims_->table.expire(std::chrono::system_clock::now());
     expiry_.expires_after(expiry_interval);
     expiry_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
         auto self = w.lock();

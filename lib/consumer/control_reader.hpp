@@ -1,7 +1,9 @@
 // The consumer's reader of its queue's control stream (docs/control.md):
 // on the consuming connection it reads every entry from the first (after a
-// loss, from the last offset read + 1), puts the tombstones in the table,
-// and tells when it has read up to the end. Streams have no end-of-stream
+// loss, from the last offset read + 1), puts the tombstones in the table
+// and the run claims in theirs (telling `on_claims` after each claim), and
+// tells when it has read up to the end. Once attached, run claims are in
+// force (run_claims::enforce). Streams have no end-of-stream
 // signal, so "the end" is a marker it appends itself (type tarry.marker,
 // an id of its own) and then reads back.
 //
@@ -15,6 +17,7 @@
 #include "tarry/amqp/channel.hpp"
 #include "tarry/amqp/connection.hpp"
 #include "cancellations.hpp"
+#include "run_claims.hpp"
 #include "tarry/publisher/publisher.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -42,9 +45,11 @@ public:
     using report = std::function<void(bool attached, const std::string& detail)>;
 
     /// `conn` and `marks` (a publisher on any connection, for the markers)
-    /// must outlive the reader.
+    /// must outlive the reader. `claims` may be null (claims are then
+    /// ignored); `on_claims` runs on the I/O thread.
     control_reader(amqp::connection& conn, publisher& marks, settings s,
-                   std::shared_ptr<cancellations> tables, report tell);
+                   std::shared_ptr<cancellations> tables, report tell,
+                   std::shared_ptr<run_claims> claims = nullptr, std::function<void()> on_claims = nullptr);
 
     /// Attaches (unless attached already) and reads up to the end. True
     /// once caught up; false when the stream does not exist or cannot be
@@ -71,6 +76,8 @@ private:
     const settings settings_;
     const std::shared_ptr<cancellations> tables_;
     const report tell_;
+    const std::shared_ptr<run_claims> claims_;
+    const std::function<void()> on_claims_;
 
     amqp::channel channel_;
     bool consuming_ = false;

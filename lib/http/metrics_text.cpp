@@ -136,7 +136,7 @@ struct counter {
 };
 
 // The counters without a reason label, in the order of docs/http.md.
-constexpr std::array<counter, 9> job_counters = {{
+constexpr std::array<counter, 10> job_counters = {{
     {"tarry_jobs_received_total", "Deliveries taken from the queue.", &consumer_stats::received},
     {"tarry_jobs_started_total", "Handler calls: jobs started.", &consumer_stats::started},
     {"tarry_jobs_succeeded_total", "Jobs whose handler succeeded (the ack was sent).",
@@ -153,6 +153,9 @@ constexpr std::array<counter, 9> job_counters = {{
      &consumer_stats::scheduled},
     {"tarry_jobs_skipped_total", "Misfired periodic occurrences acked without running (their policy skips them).",
      &consumer_stats::skipped},
+    {"tarry_jobs_deduplicated_total",
+     "Copies of periodic occurrences acked without running: another copy won the run claim.",
+     &consumer_stats::deduplicated},
 }};
 constexpr std::array<counter, 5> delivery_counters = {{
     {"tarry_jobs_dropped_total",

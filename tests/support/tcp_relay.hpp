@@ -1,6 +1,6 @@
 // Test helpers: a loopback TCP relay in front of a broker, on its own
 // thread, that can cut every connection through it at once — a "dropped
-// socket" without touching the broker.
+// socket" without touching the broker — or silence one client towards it.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -51,11 +51,27 @@ public:
     }
     std::size_t accepted() const noexcept { return accepted_.load(); }
 
+    /// From now on, what the `n`-th connection accepted (0-based, in accept
+    /// order) sends towards the target is read and dropped: the target hears
+    /// nothing more from that client (an ack that must never arrive), while
+    /// the other direction and the other connections flow. cut_all() ends it.
+    void hold_upstream(std::size_t n) {
+        std::promise<void> done;
+        boost::asio::post(ctx_, [&] {
+            for (auto& p : pairs_)
+                if (p->index == n) p->upstream_held = true;
+            done.set_value();
+        });
+        done.get_future().wait();
+    }
+
 private:
     using tcp = boost::asio::ip::tcp;
     struct pair {
-        explicit pair(boost::asio::io_context& c) : a(c), b(c) {}
+        explicit pair(boost::asio::io_context& c, std::size_t i) : a(c), b(c), index(i) {}
         tcp::socket a, b;
+        std::size_t index;           // in accept order
+        bool upstream_held = false;  // a -> b bytes are dropped (relay thread only)
         std::array<char, 65536> ab{}, ba{};
     };
 
@@ -69,7 +85,7 @@ private:
     }
 
     void accept() {
-        auto p = std::make_shared<pair>(ctx_);
+        auto p = std::make_shared<pair>(ctx_, accepted_.load());
         acceptor_.async_accept(p->a, [this, p](boost::system::error_code ec) {
             if (ec) return;
             ++accepted_;
@@ -96,6 +112,10 @@ private:
                 boost::system::error_code ignored;
                 to.close(ignored);
                 from.close(ignored);
+                return;
+            }
+            if (p->upstream_held && &from == &p->a) {  // dropped: the target never hears it
+                pump(p, from, to, buf);
                 return;
             }
             boost::asio::async_write(to, boost::asio::buffer(buf.data(), n),

@@ -33,6 +33,12 @@
 //   lost publishes nothing and acks nothing (event dropped). A refused or
 //   unconfirmed copy is published again; the handler is not run again for
 //   it. Then the consumer reconnects and resubscribes.
+// - One chain per periodic schedule (docs/periodic.md): an occurrence that
+//   ran publishes its successor, confirmed, before it is settled; of two
+//   copies of one occurrence (a crash between that confirm and the ack)
+//   only the one whose run claim the queue's control stream holds first
+//   runs, the other is acked unrun (event deduplicated). An occurrence
+//   whose worker died mid-run or before its ack runs again (at least once).
 //
 // Threads: the consumer's I/O runs on one executor: a thread of its own
 // (the first constructor), or an executor you give (the second; you run its

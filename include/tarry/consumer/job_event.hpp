@@ -34,6 +34,8 @@ struct job_event {
         skipped,    ///< a periodic occurrence found later than its misfire threshold
                     ///< that its policy does not run: acknowledged without running
                     ///< (after its successor's `scheduled`); reason says why
+        deduplicated,  ///< a copy of a periodic occurrence whose run claim another copy
+                       ///< won: acknowledged without running and without a successor
     };
     kind what;
     std::string id;              ///< message_id ("" when unset)
@@ -70,6 +72,7 @@ struct consumer_stats {
     std::uint64_t cancelled = 0;      ///< acknowledged because a tombstone covers them
     std::uint64_t scheduled = 0;      ///< successors of periodic occurrences confirmed
     std::uint64_t skipped = 0;        ///< misfired periodic occurrences acknowledged without running
+    std::uint64_t deduplicated = 0;   ///< copies of periodic occurrences that lost their run claim, acknowledged
     std::uint64_t channel_losses = 0; ///< consuming channels lost (broker close, connection loss)
     std::uint64_t lane_changes = 0;   ///< hand-overs: a lane held its share, another took deliveries
     std::size_t held = 0;             ///< held now (delay queue + ready path)

@@ -15,7 +15,7 @@ std::chrono::milliseconds backlog_check_interval(const subscription_options& o) 
 
 consumer_core::consumer_core(const subscription_options& options, job_store& store, core_counters& counters,
                              retry::random_source random, steady_time epoch, bool events_wanted,
-                             const cancel_oracle* cancels)
+                             const cancel_oracle* cancels, const claim_oracle* claims)
     : options_(options),
       rules_{options.default_delay, options.max_delay},
       ladder_(options.queue, options.effective_min_park_ttl(), options.hold_horizon),
@@ -25,6 +25,7 @@ consumer_core::consumer_core(const subscription_options& options, job_store& sto
       epoch_(epoch),
       events_wanted_(events_wanted),
       cancels_(cancels),
+      claims_(claims),
       lanes_(options.effective_channels()) {}
 
 std::optional<steady_time> consumer_core::oldest_unsettled() const noexcept {
@@ -45,6 +46,7 @@ std::optional<steady_time> consumer_core::next_wake() const {
         if (t && (!at || *t < *at)) at = t;
     };
     sooner(backlog_check_at_);
+    sooner(claim_remake_at_);
     if (!copy_timers_.empty()) sooner(copy_timers_.begin()->first);
     return at;
 }
@@ -55,6 +57,7 @@ void consumer_core::tick(moment now) {
         if (!stopping_ && !starting_ && intake_ == lane_table::none) actions_.push_back(action::subscribe{});
     }
     if (backlog_check_at_ && *backlog_check_at_ <= now.steady) check_backlog(now);
+    if (claim_remake_at_ && *claim_remake_at_ <= now.steady) recheck_claims(now, true);
     copy_timers(now);
     resume_if_drained();
 }
@@ -77,6 +80,11 @@ void consumer_core::stop(moment now) {
     resubscribe_at_.reset();
     for (std::size_t i = 0; i < lanes_.size(); ++i)
         if (lanes_.up(i)) cancel(i);
+    // Occurrences waiting for their run claim go back now.
+    auto waiting = std::move(unclaimed_);
+    unclaimed_.clear();
+    claim_remake_at_.reset();
+    for (auto& j : waiting) give_back_one(std::move(j), "shutdown", now);
     // Copies waiting to be published again are not: their originals go back now.
     for (auto& [entry, p] : copies_)
         if (p.publish_id == 0) set_timer(entry, p, now.steady);

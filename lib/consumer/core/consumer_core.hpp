@@ -20,9 +20,15 @@
 //   refused; a refused copy is published again after a pause (the handler
 //   is not run again) until its original would overstay, then the original
 //   is given back.
+// - run claims: a copy of a periodic occurrence runs only once the
+//   claim_oracle says it won its occurrence's claim; one that lost is acked
+//   unrun; one whose claim is not read yet when it falls due waits here
+//   (claims are made again every second meanwhile) until it is, or until
+//   it would overstay the broker's consumer_timeout (given back).
 #pragma once
 
 #include "cancel_oracle.hpp"
+#include "claim_oracle.hpp"
 #include "core_actions.hpp"
 #include "duration_recorder.hpp"
 #include "held_job.hpp"
@@ -62,7 +68,8 @@ struct moment {
 struct core_counters {
     std::atomic<std::uint64_t> received{0}, fast_path{0}, started{0}, succeeded{0}, handler_failures{0},
         retried{0}, dead_lettered{0}, parked{0}, requeued{0}, dropped{0}, copy_failures{0},
-        late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0}, cancelled{0}, scheduled{0}, skipped{0};
+        late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0}, cancelled{0}, scheduled{0}, skipped{0},
+        deduplicated{0};
     std::atomic<std::size_t> running{0};
     /// Counted where dead_lettered and requeued are, so they add up to them.
     std::array<std::atomic<std::uint64_t>, dead_letter_reasons.size()> dead_lettered_by_reason{};
@@ -79,6 +86,8 @@ struct finished_job {
         not_yet_due,  ///< popped before its due time by the wall clock (a clock step): not run
         cancelled,    ///< a tombstone covers it (cancel_oracle): not run
         misfired,     ///< a periodic occurrence its misfire policy does not run: not run
+        deduplicated, ///< another copy of its periodic occurrence won the run claim: not run
+        unclaimed,    ///< no run claim of its periodic occurrence was read yet: not run, it waits
     };
     held_job job;
     result what = result::ran;
@@ -88,12 +97,13 @@ struct finished_job {
 
 class consumer_core {
 public:
-    /// `store` (and `cancels`, when given) must outlive the core. `epoch` is
-    /// the steady time that held_job::delivered_ms counts from. Without
-    /// `cancels` no job is ever cancelled.
+    /// `store` (and `cancels` and `claims`, when given) must outlive the
+    /// core. `epoch` is the steady time that held_job::delivered_ms counts
+    /// from. Without `cancels` no job is ever cancelled; without `claims`
+    /// every copy of an occurrence runs.
     consumer_core(const subscription_options& options, job_store& store, core_counters& counters,
                   retry::random_source random, steady_time epoch, bool events_wanted = true,
-                  const cancel_oracle* cancels = nullptr);
+                  const cancel_oracle* cancels = nullptr, const claim_oracle* claims = nullptr);
 
     // ---- inputs -------------------------------------------------------------
     /// The topology is declared: start consuming if no lane does.
@@ -122,6 +132,9 @@ public:
     void copy_refused(std::uint64_t publish_id, std::error_code why, std::uint32_t frame_max, moment now);
     /// Timers: call at next_wake() (or later).
     void tick(moment now);
+    /// Run claims were read: the occurrences waiting for theirs are looked
+    /// at again (those that won go to the workers, those that lost are acked).
+    void claims_read(moment now);
 
     /// Stop taking deliveries: every consuming lane is cancelled.
     void stop(moment now);
@@ -140,6 +153,8 @@ public:
     /// Copies published (or waiting to be published again) whose originals
     /// are not yet settled.
     std::size_t copies_pending() const noexcept { return copies_.size(); }
+    /// Occurrences due that wait for their run claim to be read.
+    std::size_t awaiting_claims() const noexcept { return unclaimed_.size(); }
     const lane_table& lanes() const noexcept { return lanes_; }
     /// A lane consumes (or the intake is paused while the due backlog drains).
     bool consuming() const noexcept { return intake_ != lane_table::none || paused_; }
@@ -191,6 +206,8 @@ private:
     void park_or_hold(held_job j, moment now);
     void push_held(held_job j, moment now);
     void fast_path(held_job j, moment now);
+    /// Hands j, due, to the next worker (given back when the store is closed).
+    void to_workers(held_job j, moment now);
     std::size_t cost_of(const held_job& j) const noexcept;
 
     // settlement (core_settlement.cpp)
@@ -221,6 +238,19 @@ private:
     bool settling(const held_job& j);
     bool current(const held_job& j) const noexcept { return lanes_.current(j.lane, j.generation); }
     steady_time deadline_of(const held_job& j, steady_time now) const noexcept;
+
+    // run claims (core_claims.cpp)
+    /// The claim j's copy makes, when claims are in force and it is an
+    /// occurrence; with its verdict.
+    std::optional<std::pair<control::run_claim, claim_verdict>> claim_check(const amqp::basic_properties& props,
+                                                                            std::uint32_t attempt, moment now) const;
+    /// j fell due before its claim was read: it waits in unclaimed_.
+    void await_claim(held_job j, moment now);
+    /// Looks at the waiting occurrences again; `remake`: their claims are
+    /// made again (the timer, every claim_remake_interval).
+    void recheck_claims(moment now, bool remake);
+    /// Acks j without running it: another copy won its run claim.
+    void deduplicate_one(const held_job& j, moment now);
 
     // copies (core_copies.cpp)
     void replace(held_job j, std::string exchange, std::string routing_key, amqp::message copy,
@@ -258,6 +288,7 @@ private:
     const steady_time epoch_;
     const bool events_wanted_;
     const cancel_oracle* const cancels_;
+    const claim_oracle* const claims_;
 
     lane_table lanes_;
     std::size_t intake_ = lane_table::none;   // the lane consuming (the newest one)
@@ -270,6 +301,8 @@ private:
     std::vector<std::pair<std::uint32_t, std::string>> lost_generations_;  // to sweep, and why
     std::optional<steady_time> resubscribe_at_;
     std::optional<steady_time> backlog_check_at_;
+    std::vector<held_job> unclaimed_;              // due, waiting for their run claim to be read
+    std::optional<steady_time> claim_remake_at_;  // when their claims are made again
 
     std::uint64_t last_id_ = 0;
     std::map<std::uint64_t, pending_copy> copies_;                 // by entry id

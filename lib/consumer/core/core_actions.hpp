@@ -7,6 +7,7 @@
 #include "tarry/consumer/connection_event.hpp"
 #include "tarry/consumer/consumer_metrics.hpp"
 #include "tarry/consumer/job_event.hpp"
+#include "tarry/control/schedule_entry.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +67,13 @@ struct emit {
 struct report {
     connection_event event;
 };
+/// Append a run claim to the queue's control stream (docs/periodic.md,
+/// "Run claims"). Best effort: its fate is not reported to the core; the
+/// reader of the stream tells (claims_read) when claims arrive, and the
+/// core makes a claim again while its occurrence waits for it.
+struct claim {
+    control::run_claim entry;
+};
 /// A dead letter was confirmed: for consumer_metrics::recent_dead_letters.
 struct note_dead_letter {
     dead_letter_info letter;
@@ -78,6 +86,6 @@ namespace tarry::detail {
 using core_action =
     std::variant<action::ack, action::nack, action::publish, action::start_lane, action::cancel_lane,
                  action::close_lane, action::subscribe, action::wake_workers, action::sweep, action::emit,
-                 action::report, action::note_dead_letter>;
+                 action::report, action::note_dead_letter, action::claim>;
 
 }  // namespace tarry::detail

@@ -42,6 +42,13 @@ void consumer_core::admit(held_job j, amqp::message msg, moment now) {
         cancel_one(j, now);
         return;
     }
+    // A copy of an occurrence that lost its run claim never runs.
+    auto claim = claim_check(msg.properties, j.attempt, now);
+    if (claim && claim->second == claim_verdict::lost) {
+        j.msg = packed_message::keep(std::move(msg));
+        deduplicate_one(j, now);
+        return;
+    }
     auto read = contract::read_schedule(msg.properties, now.wall, rules_);
     // A job that will not wait (refused, or due already) is kept as decoded;
     // one that may wait is packed at once (packing a kept one later would
@@ -53,6 +60,10 @@ void consumer_core::admit(held_job j, amqp::message msg, moment now) {
         return;
     }
     j.due = accepted->due;
+    // Claimed when it is to be held (or run now), so that its claim is read
+    // back long before it falls due; a parked copy claims when it returns.
+    if (claim && claim->second == claim_verdict::unknown && j.due - now.wall <= options_.hold_horizon)
+        actions_.push_back(action::claim{std::move(claim->first)});
     if (!backlog_check_at_) backlog_check_at_ = deadline_of(j, now.steady);
     if (j.due <= now.wall) {
         fast_path(std::move(j), now);
@@ -67,6 +78,11 @@ void consumer_core::admit(held_job j, amqp::message msg, moment now) {
 
 void consumer_core::fast_path(held_job j, moment now) {
     ++counters_.fast_path;
+    to_workers(std::move(j), now);
+    pause_if_full();
+}
+
+void consumer_core::to_workers(held_job j, moment now) {
     const auto bytes = cost_of(j);
     const auto due = shift(now.steady, j.due, now.wall);
     if (!store_.ready(std::move(j), due, bytes)) {
@@ -78,7 +94,6 @@ void consumer_core::fast_path(held_job j, moment now) {
         wake_asked_ = true;
         actions_.push_back(action::wake_workers{});
     }
-    pause_if_full();
 }
 
 void consumer_core::hold(held_job j, moment now) {

@@ -129,6 +129,12 @@ void consumer_core::sweep(moment now) {
     };
     auto gone = store_.take_if([&](const held_job& j) { return why(j.generation) != gens.end(); });
     for (auto& it : gone) drop(it.value, why(it.value.generation)->second, now);
+    std::erase_if(unclaimed_, [&](const held_job& j) {
+        const auto g = why(j.generation);
+        if (g == gens.end()) return false;
+        drop(j, g->second, now);
+        return true;
+    });
 }
 
 void consumer_core::resubscribe_in(std::chrono::milliseconds delay, moment now) {

@@ -39,6 +39,16 @@ void consumer_core::finished(finished_job f, moment now) {
         else cancel_one(j, now);
         return;
     }
+    if (f.what == finished_job::result::deduplicated) {
+        if (!current(j)) drop(j, "its channel was lost before it ran", now);
+        else deduplicate_one(j, now);
+        return;
+    }
+    if (f.what == finished_job::result::unclaimed) {
+        if (!current(j)) drop(j, "its channel was lost before it ran", now);
+        else await_claim(std::move(j), now);
+        return;
+    }
     if (f.what == finished_job::result::misfired) {
         // Not run, but the chain goes on: its successor first.
         if (!current(j)) {

@@ -63,6 +63,20 @@ public:
     std::map<std::string, std::uint64_t, std::less<>> schedules_below;
 };
 
+/// Run claims as a plain map: occurrence id -> the winning copy.
+class fake_claims final : public claim_oracle {
+public:
+    bool in_force() const noexcept override { return enforced; }
+    claim_verdict verdict(std::string_view occurrence_id, std::string_view copy) const override {
+        if (!enforced) return claim_verdict::runs;
+        const auto it = winners.find(occurrence_id);
+        if (it == winners.end()) return claim_verdict::unknown;
+        return it->second == copy ? claim_verdict::runs : claim_verdict::lost;
+    }
+    bool enforced = false;
+    std::map<std::string, std::string, std::less<>> winners;
+};
+
 inline subscription_options small_options() {
     subscription_options o;
     o.queue = "jobs";
@@ -87,7 +101,7 @@ struct harness {
         : options(std::move(o)),
           queue({}, clock),
           store(queue),
-          core(options, store, counters, retry::make_random_source(7), clock.now(), true, &cancels) {}
+          core(options, store, counters, retry::make_random_source(7), clock.now(), true, &cancels, &claims) {}
 
     moment now() const { return {clock.now(), clock.wall_now()}; }
     void advance(std::chrono::nanoseconds d) {
@@ -166,6 +180,7 @@ struct harness {
 
     fake_clock clock;
     fake_cancels cancels;
+    fake_claims claims;
     subscription_options options;
     delay_queue<held_job, fake_clock> queue;
     counting_store store;

@@ -24,13 +24,14 @@ struct fixture {
           counters(std::make_shared<core_counters>()),
           cancels(std::make_shared<cancellations>(std::chrono::hours(1))),
           tombstones(cancels->jobs),
+          claims(std::make_shared<run_claims>()),
           ctx(std::make_shared<worker_context>(
               std::move(handler), nullptr,
               [this](const job_event& e) {
                   std::lock_guard lock(mutex);
                   events.push_back(e);
               },
-              counters, generations, [this] { ++delivered; }, cancels)) {
+              counters, generations, [this] { ++delivered; }, cancels, claims)) {
         generations->set(0, 1);
     }
     held_item item(wall_time due, std::uint32_t generation = 1, std::uint64_t job_generation = 0) {
@@ -58,6 +59,7 @@ struct fixture {
     std::shared_ptr<core_counters> counters;
     std::shared_ptr<cancellations> cancels;
     std::shared_ptr<control::tombstone_table> tombstones;
+    std::shared_ptr<run_claims> claims;
     std::shared_ptr<worker_context> ctx;
 };
 }  // namespace
@@ -272,4 +274,47 @@ TEST_CASE("without a tombstone table nothing is cancelled, and cancel_requested(
     auto out = ctx->take_finished();
     REQUIRE(out.size() == 1);
     CHECK(out[0].what == finished_job::result::ran);
+}
+
+TEST_CASE("fault: a copy of an occurrence runs only when its own run claim came first; misfired or not") {
+    std::atomic<int> calls{0};
+    fixture f([&](const job&) {
+        ++calls;
+        return job_outcome::success();
+    });
+    const auto now = std::chrono::system_clock::now();
+    const auto nominal = std::chrono::floor<std::chrono::seconds>(now) - std::chrono::hours(1);
+    const std::string nominal_text =
+        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(nominal.time_since_epoch()).count());
+    const auto copy = [&](const std::string& copy_id, const std::string& spec = "every 60000ms",
+                          std::uint32_t attempt = 1) {
+        auto it = f.item(now, 1, 1);
+        amqp::message m = it.value.msg.unpack();
+        contract::write_occurrence(m.properties, {"tick", nominal_text, spec, 1, copy_id});
+        it.value.msg = packed_message::pack(m);
+        it.value.attempt = attempt;
+        return it;
+    };
+    const auto run = [&](held_item it) {
+        f.ctx->run(it);
+        auto out = f.ctx->take_finished();
+        REQUIRE(out.size() == 1);
+        return out[0].what;
+    };
+    // Not in force (no control stream read yet): every copy runs.
+    CHECK(run(copy("c1")) == finished_job::result::ran);
+    CHECK(calls == 1);
+    f.claims->enforce();
+    // No claim read yet: it waits, unrun.
+    CHECK(run(copy("c1")) == finished_job::result::unclaimed);
+    const control::run_claim first{"tick@" + nominal_text, "tick", nominal_text, "c1", now};
+    REQUIRE(f.claims->table.add(first, now));
+    CHECK(run(copy("c1")) == finished_job::result::ran);   // the winner (a redelivery of it too)
+    CHECK(run(copy("c2")) == finished_job::result::deduplicated);
+    // The claim comes before the misfire policy: a losing copy publishes no successor.
+    CHECK(run(copy("c2", "every 60000ms misfire skip")) == finished_job::result::deduplicated);
+    CHECK(run(copy("c1", "every 60000ms misfire skip")) == finished_job::result::misfired);
+    // A retry of the occurrence (attempt 2) is a job of its own: no claim.
+    CHECK(run(copy("c2", "every 60000ms", 2)) == finished_job::result::ran);
+    CHECK(calls == 3);
 }

@@ -1,0 +1,72 @@
+// The run claims of one queue's periodic occurrences, as a consumer knows
+// them: the control-stream reader adds each claim it reads, in stream
+// order; admission and release ask which copy of an occurrence runs
+// (docs/periodic.md, "Run claims").
+//
+// Promises:
+// - winner(o) is the copy named by the first claim of occurrence `o` that
+//   was added and is still kept; later claims of `o` never change it. Every
+//   reader of the stream adds claims in the same order, so every consumer
+//   names the same winner.
+// - A claim is kept `retention` after it was written (its own timestamp,
+//   the writer's clock); an expired claim is not added, and expire(now)
+//   frees the older ones. Memory is bounded by the claims written within
+//   `retention`.
+// Threads: every member may be called from any thread at once (readers
+// share a lock; add and expire take it alone).
+#pragma once
+
+#include "tarry/control/schedule_entry.hpp"
+#include "tarry/time/time_points.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace tarry::control {
+
+class claim_table {
+public:
+    /// How long a claim counts: a day. A second copy of an occurrence shows
+    /// up within minutes of the first (a redelivery, a second successor), so
+    /// a day is ample, and an every-second schedule keeps 86 400 claims.
+    static constexpr std::chrono::hours default_retention{24};
+
+    /// Throws std::invalid_argument unless 0 < retention.
+    explicit claim_table(std::chrono::milliseconds retention = default_retention);
+
+    /// Adds `c`. True when it is now its occurrence's first claim (it wins);
+    /// false when an earlier claim of the occurrence is kept (whatever copy
+    /// it names), or `c` is already expired at `now` (nothing kept).
+    bool add(const run_claim& c, wall_time now);
+    /// The copy that runs `occurrence_id`, when a claim of it is kept.
+    std::optional<std::string> winner(std::string_view occurrence_id) const;
+    /// Frees the claims expired at `now`; returns how many.
+    std::size_t expire(wall_time now);
+    /// Occurrences with a claim kept.
+    std::size_t size() const;
+
+private:
+    struct string_hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    struct entry {
+        std::string copy;
+        wall_time written;
+    };
+    bool expired(wall_time written, wall_time now) const noexcept { return now - written >= retention_; }
+
+    const std::chrono::milliseconds retention_;
+    mutable std::shared_mutex mutex_;
+    std::unordered_map<std::string, entry, string_hash, std::equal_to<>> by_occurrence_;
+    // The winners in the order added: expire() pops from the front.
+    std::deque<std::pair<wall_time, std::string>> added_;
+};
+
+}  // namespace tarry::control

@@ -1,0 +1,287 @@
+// Periodic schedules run by echo_worker processes against the real broker
+// (docs/periodic.md): an every-second chain on three workers runs once per
+// nominal time, on time and never two at once; misfire policies after every
+// worker was stopped; and the chain stays single whatever moment a worker is
+// killed with SIGKILL: (a) while an occurrence runs, (b) between its
+// successor's confirm and its own ack (two successors then exist: the run
+// claim picks one), (c) while it holds the successor. Counting: a second
+// run is allowed only for the occurrence whose first run started before the
+// kill (at least once); every other nominal time runs exactly once, with no
+// gap. Workers are signalled and killed by their pid only.
+#include "private_broker.hpp"
+#include "control_entries.hpp"
+#include "tcp_relay.hpp"
+#include "worker_process.hpp"
+
+#include "tarry/periodic/recurrence.hpp"
+#include "tarry/publisher/publisher.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <map>
+#include <memory>
+#include <set>
+
+using namespace consumer_it;
+
+namespace {
+
+/// Upserts schedule `id` of `q`: every `every`, each occurrence's handler
+/// sleeping `sleep_ms` (x-echo-sleep-ms).
+void upsert_every(connected_client& c, const std::string& q, const std::string& id, std::chrono::milliseconds every,
+                  std::int64_t sleep_ms) {
+    amqp::message m("tick");
+    m.properties.headers.emplace();
+    m.properties.headers->set("x-echo-sleep-ms", sleep_ms);
+    const auto spec = tarry::periodic::parse_spec("every " + std::to_string(every.count()) + "ms");
+    REQUIRE(spec.spec);
+    ok(tarry::publisher(c.conn).async_upsert_schedule(q, id, *spec.spec, std::move(m), use_future));
+}
+
+/// The nominal second of a run of schedule `id` (its message_id `id@<s>`).
+std::int64_t nominal_of(const worker_event& e, const std::string& id) {
+    REQUIRE_MESSAGE(e.id().rfind(id + "@", 0) == 0, e.raw);
+    return std::stoll(e.id().substr(id.size() + 1));
+}
+
+/// Runs per nominal second of schedule `id`, over every worker's events.
+std::map<std::int64_t, int> runs_by_nominal(const std::vector<const worker_process*>& workers, const std::string& id) {
+    std::map<std::int64_t, int> runs;
+    for (const auto* w : workers)
+        for (const auto& e : w->of("run")) ++runs[nominal_of(e, id)];
+    return runs;
+}
+
+/// One chain: no gap between the first and last nominal time run (a step
+/// of `every_s`), each run once but `allowed_twice` (the occurrence whose
+/// first run started before a kill), which ran at most twice.
+void check_one_chain(const std::map<std::int64_t, int>& runs, std::int64_t every_s,
+                     std::optional<std::int64_t> allowed_twice = std::nullopt) {
+    REQUIRE(!runs.empty());
+    for (const auto& [nominal, n] : runs) {
+        const int most = allowed_twice == nominal ? 2 : 1;
+        CHECK_MESSAGE(n <= most, "@" << nominal << " ran " << n << " times");
+    }
+    const auto span = runs.rbegin()->first - runs.begin()->first;
+    CHECK_MESSAGE(span == every_s * static_cast<std::int64_t>(runs.size() - 1), "a gap in " << runs.size() << " runs");
+}
+
+}  // namespace
+
+TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per second for 30 s, one run at a time, "
+          "on time") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("proc-periodic");
+    queue_guard guard(url, q);
+    connected_client c(url);
+    control_stream_cleanup stream{c, q};
+    std::vector<std::unique_ptr<worker_process>> workers;
+    for (int i = 0; i < 3; ++i) {
+        workers.push_back(std::make_unique<worker_process>(url, q));
+        REQUIRE_MESSAGE(workers.back()->wait_ready(), workers.back()->transcript());
+    }
+    const auto added = tarry_test::run_process({build_root() + "/tools/tarry", "schedule", "add", "--url", url,
+                                                "--queue", q, "--id", "beat", "--every-ms", "1000"},
+                                               30s);
+    REQUIRE_MESSAGE(added.exit_code == 0, added.out << added.err);
+    const auto start = sys::now();
+    constexpr int seconds = 30;
+    const auto total_runs = [&] {
+        std::size_t n = 0;
+        for (auto& w : workers) n += w->count("run");
+        return n;
+    };
+    for (const auto end = steady::now() + std::chrono::seconds(seconds); steady::now() < end;)
+        for (auto& w : workers) w->read_until([] { return false; }, 50ms);
+    const auto stop_at = sys::now();
+    ok(tarry::publisher(c.conn).async_remove_schedule(q, "beat", use_future));
+    for (auto& w : workers) w->read_until([] { return false; }, 1500ms);
+
+    // Every run, by nominal time (its id): once each, on consecutive seconds.
+    std::map<std::int64_t, int> runs;  // nominal second -> runs
+    std::vector<std::int64_t> late_us;
+    for (auto& w : workers)
+        for (const auto& e : w->of("run")) {
+            REQUIRE(e.id().rfind("beat@", 0) == 0);
+            const auto nominal = std::stoll(e.id().substr(5));
+            ++runs[nominal];
+            CHECK_MESSAGE(e.due() == nominal * 1000000, e.raw);
+            late_us.push_back(e.at() - e.due());
+        }
+    for (const auto& [nominal, n] : runs) CHECK_MESSAGE(n == 1, "beat@" << nominal << " ran " << n << " times");
+    REQUIRE(!runs.empty());
+    CHECK(runs.rbegin()->first - runs.begin()->first + 1 == static_cast<std::int64_t>(runs.size()));  // no gap
+    const auto expected = std::chrono::duration_cast<std::chrono::seconds>(stop_at - start).count();
+    CHECK_MESSAGE(std::abs(static_cast<long>(runs.size()) - static_cast<long>(expected)) <= 1,
+                  runs.size() << " runs in " << expected << " s");
+    // Never two at once: each run ended before the next one started.
+    std::vector<std::pair<std::int64_t, std::int64_t>> spans;  // (run at, succeeded at)
+    for (auto& w : workers)
+        for (const auto& e : w->of("run")) {
+            const auto done = std::find_if(w->events().begin(), w->events().end(), [&](const worker_event& s) {
+                return s.what() == "succeeded" && s.id() == e.id();
+            });
+            if (done != w->events().end()) spans.emplace_back(e.at(), done->at());
+        }
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i)
+        CHECK_MESSAGE(spans[i - 1].second <= spans[i].first, "two runs at once at " << spans[i].first);
+    std::sort(late_us.begin(), late_us.end());
+    CHECK(late_us.front() >= 0);  // never early
+    const auto p99 = late_us[late_us.size() * 99 / 100];
+    MESSAGE("start - nominal: p50 " << late_us[late_us.size() / 2] << " us, p99 " << p99 << " us, over "
+                                    << late_us.size() << " runs");
+    CHECK_MESSAGE(p99 <= 5000, p99);  // the issue's bound: [0, 5 ms] at p99
+    std::size_t scheduled = 0;
+    for (auto& w : workers) scheduled += w->count("scheduled");
+    CHECK(scheduled >= total_runs());  // each run published its successor
+    for (auto& w : workers) {
+        w->signal(SIGTERM);
+        CHECK(w->wait_exit(30s) == 0);
+    }
+}
+
+TEST_CASE("echo_worker: after every worker was stopped, misfired occurrences run once (run-once) or are skipped") {
+    TARRY_REQUIRE_BROKER(url);
+    for (const std::string policy : {"run-once", "skip"}) {
+        CAPTURE(policy);
+        const auto q = unique_name("proc-misfire");
+        queue_guard guard(url, q);
+        connected_client c(url);
+        control_stream_cleanup stream{c, q};
+        {
+            // A worker declares the queue, then stops: every worker is gone.
+            worker_process first(url, q);
+            REQUIRE_MESSAGE(first.wait_ready(), first.transcript());
+            first.signal(SIGTERM);
+            REQUIRE(first.wait_exit(30s) == 0);
+        }
+        // No worker: the first occurrence (within 2 s) waits in the queue and
+        // is found over 1 s late when the next worker starts 4 s later.
+        const auto added = tarry_test::run_process(
+            {build_root() + "/tools/tarry", "schedule", "add", "--url", url, "--queue", q, "--id", "m", "--every-ms",
+             "2000", "--misfire", policy, "--misfire-threshold-ms", "1000"},
+            30s);
+        REQUIRE_MESSAGE(added.exit_code == 0, added.out << added.err);
+        std::this_thread::sleep_for(4s);
+        const auto started = sys::now();
+        worker_process w(url, q);
+        REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+        REQUIRE_MESSAGE(w.wait_count("run", 2, 10s), w.transcript());
+        const auto runs = w.of("run");
+        const auto first_due = std::stoll(runs[0].id().substr(2));
+        if (policy == "skip") {
+            // The late one was skipped; the runs are on time, after the start.
+            REQUIRE_MESSAGE(w.count("skipped") == 1, w.transcript());
+            CHECK(w.of("skipped")[0].due() < micros(started) - 1000000);
+            CHECK(first_due * 1000000 > micros(started));
+        } else {
+            CHECK(w.count("skipped") == 0);
+            CHECK(first_due * 1000000 < micros(started) - 1000000);  // the late one ran, once
+            CHECK(runs[0].at() - runs[0].due() > 1000000);
+            CHECK(runs[1].at() - runs[1].due() < 1000000);  // then back on time
+        }
+        std::set<std::string> ids;
+        for (const auto& r : runs) CHECK_MESSAGE(ids.insert(r.id()).second, r.id() << " ran twice");
+        ok(tarry::publisher(c.conn).async_remove_schedule(q, "m", use_future));
+        w.signal(SIGTERM);
+        CHECK(w.wait_exit(30s) == 0);
+    }
+}
+
+TEST_CASE("echo_worker: (a) killed while an occurrence runs: the next worker runs it again, then one chain") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("chain-a");
+    queue_guard guard(url, q);
+    connected_client c(url);
+    control_stream_cleanup stream{c, q};
+    auto w1 = std::make_unique<worker_process>(url, q, std::vector<std::string>{"--workers", "1"});
+    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
+    upsert_every(c, q, "a", 2000ms, 1000);
+    // The second run: the worker reads the control stream by then.
+    REQUIRE_MESSAGE(w1->wait_count("run", 2, 10s), w1->transcript());
+    const auto fault = nominal_of(w1->of("run")[1], "a");
+    w1->signal(SIGKILL);
+    REQUIRE(w1->wait_exit(10s));
+    w1->read_rest(200ms);
+    CHECK(w1->index_of("succeeded", w1->of("run")[1].id()) < 0);  // killed mid-run
+    worker_process w2(url, q, {"--workers", "1"});
+    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
+    REQUIRE_MESSAGE(w2.wait_count("run", 3, 15s), w2.transcript());
+    REQUIRE_MESSAGE(w2.wait_count("succeeded", 3, 5s), w2.transcript());
+    const auto runs = runs_by_nominal({w1.get(), &w2}, "a");
+    check_one_chain(runs, 2, fault);
+    CHECK(runs.at(fault) == 2);  // at least once: it ran again on w2
+    CHECK(nominal_of(w2.of("run")[0], "a") == fault);
+    w2.signal(SIGTERM);
+    CHECK(w2.wait_exit(30s) == 0);
+}
+
+TEST_CASE("echo_worker: (b) killed between a successor's confirm and its occurrence's ack: two successors, one runs") {
+    // The worker's consuming connection goes through a relay that, once the
+    // occurrence runs, silences it towards the broker: the successor (on the
+    // copies connection) is confirmed, the ack never arrives. Then the
+    // worker is killed and the relay cut: the broker redelivers the
+    // occurrence, whose second run publishes a second successor.
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("chain-b");
+    queue_guard guard(url, q);
+    connected_client c(url);
+    control_stream_cleanup stream{c, q};
+    const auto direct = amqp::parse_url(url).config;
+    tarry_test::tcp_relay relay(direct.host, direct.effective_port());
+    const auto relayed = "amqp://guest:guest@127.0.0.1:" + std::to_string(relay.port()) + "/%2F";
+    auto w1 = std::make_unique<worker_process>(relayed, q, std::vector<std::string>{"--workers", "1"});
+    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
+    REQUIRE(relay.accepted() == 2);  // the copies connection first, then the consuming one
+    upsert_every(c, q, "b", 2000ms, 300);
+    REQUIRE_MESSAGE(w1->wait_count("run", 2, 10s), w1->transcript());
+    const auto fault_id = w1->of("run")[1].id();
+    const auto fault = nominal_of(w1->of("run")[1], "b");
+    relay.hold_upstream(1);
+    REQUIRE_MESSAGE(w1->read_until([&] { return w1->index_of("succeeded", fault_id) >= 0; }, 5s), w1->transcript());
+    CHECK(w1->index_of("scheduled", fault_id) >= 0);  // its successor was confirmed before the ack went out
+    w1->signal(SIGKILL);
+    REQUIRE(w1->wait_exit(10s));
+    relay.cut_all();
+    worker_process w2(url, q, {"--workers", "1"});
+    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
+    REQUIRE_MESSAGE(w2.wait_count("run", 4, 15s), w2.transcript());
+    REQUIRE_MESSAGE(w2.wait_count("succeeded", 4, 5s), w2.transcript());
+    const auto runs = runs_by_nominal({w1.get(), &w2}, "b");
+    check_one_chain(runs, 2, fault);
+    CHECK(runs.at(fault) == 2);  // redelivered: it ran again on w2 and published a second successor
+    const auto dedup = w2.of("deduplicated");
+    REQUIRE_MESSAGE(dedup.size() == 1, w2.transcript());
+    CHECK(nominal_of(dedup[0], "b") == fault + 2);  // one of the two successors, acked unrun
+    w2.signal(SIGTERM);
+    CHECK(w2.wait_exit(30s) == 0);
+}
+
+TEST_CASE("echo_worker: (c) killed while it holds the successor: the next worker runs it once, on time") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto q = unique_name("chain-c");
+    queue_guard guard(url, q);
+    connected_client c(url);
+    control_stream_cleanup stream{c, q};
+    auto w1 = std::make_unique<worker_process>(url, q, std::vector<std::string>{"--workers", "1"});
+    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
+    upsert_every(c, q, "c", 3000ms, 0);
+    REQUIRE_MESSAGE(w1->wait_count("succeeded", 2, 12s), w1->transcript());
+    std::this_thread::sleep_for(300ms);  // the successor is delivered, held and claimed
+    w1->signal(SIGKILL);
+    REQUIRE(w1->wait_exit(10s));
+    w1->read_rest(200ms);
+    const auto held = nominal_of(w1->of("run").back(), "c") + 3;
+    worker_process w2(url, q, {"--workers", "1"});
+    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
+    REQUIRE_MESSAGE(w2.wait_count("run", 2, 15s), w2.transcript());
+    const auto runs = runs_by_nominal({w1.get(), &w2}, "c");
+    check_one_chain(runs, 3);
+    const auto first = w2.of("run")[0];
+    CHECK(nominal_of(first, "c") == held);
+    CHECK(first.at() >= first.due());
+    CHECK(w2.count("deduplicated") == 0);
+    w2.signal(SIGTERM);
+    CHECK(w2.wait_exit(30s) == 0);
+}
