@@ -240,8 +240,9 @@ private:
     steady_time deadline_of(const held_job& j, steady_time now) const noexcept;
 
     // run claims (core_claims.cpp)
-    /// The claim j's copy makes, when claims are in force and it is an
-    /// occurrence; with its verdict.
+    /// The claim a copy with `props` makes, when it is an occurrence (and
+    /// the core has a claim_oracle); with its verdict (unknown while claims
+    /// are not in force: the claim is made all the same).
     std::optional<std::pair<control::run_claim, claim_verdict>> claim_check(const amqp::basic_properties& props,
                                                                             std::uint32_t attempt, moment now) const;
     /// j fell due before its claim was read: it waits in unclaimed_.

@@ -16,10 +16,14 @@ constexpr std::chrono::seconds claim_remake_interval{1};
 
 std::optional<std::pair<control::run_claim, claim_verdict>> consumer_core::claim_check(
     const amqp::basic_properties& props, std::uint32_t attempt, moment now) const {
-    if (claims_ == nullptr || !claims_->in_force()) return std::nullopt;
+    // Claimed before claims are in force too: a consumer that admits the
+    // first occurrence of a new schedule before it has attached to the new
+    // stream finds its claim there once it reads the stream.
+    if (claims_ == nullptr) return std::nullopt;
     auto claim = claim_of(props, attempt, now.wall);
     if (!claim) return std::nullopt;
-    const auto verdict = claims_->verdict(claim->occurrence_id, claim->copy);
+    const auto verdict =
+        claims_->in_force() ? claims_->verdict(claim->occurrence_id, claim->copy) : claim_verdict::unknown;
     return std::pair{std::move(*claim), verdict};
 }
 
@@ -47,7 +51,7 @@ void consumer_core::recheck_claims(moment now, bool remake) {
         }
         const auto props = j.msg.kept() ? j.msg.kept()->properties : j.msg.properties();
         auto claim = claim_check(props, j.attempt, now);
-        const auto verdict = claim ? claim->second : claim_verdict::runs;
+        const auto verdict = claim && claims_->in_force() ? claim->second : claim_verdict::runs;
         if (verdict == claim_verdict::runs) {
             to_workers(std::move(j), now);
         } else if (verdict == claim_verdict::lost) {

@@ -60,10 +60,24 @@ TEST_CASE("an occurrence admitted to be held is claimed at once, with its occurr
     CHECK(h.store.size() == 1);  // held as any job
 }
 
-TEST_CASE("no claim: claims not in force, a retry of an occurrence, a job that is no occurrence, a parked one") {
+TEST_CASE("before claims are in force an occurrence is claimed all the same, and runs when it falls due") {
+    // A new schedule's first occurrence can arrive before the consumer has
+    // attached to the new stream: its claim is there when it reads it.
     harness h;
     const auto gen = h.subscribe();
-    deliver(h, gen, 1, next_occurrence(h, 1s, "c1"));  // not in force: no stream was read
+    const auto o = next_occurrence(h, 1s, "c1");
+    deliver(h, gen, 1, o);
+    CHECK(h.take<action::claim>().size() == 1);
+    h.advance(o.nominal - h.clock.wall_now());
+    auto j = h.pop();
+    REQUIRE(j);  // the worker runs it: claims not in force
+    h.finish(std::move(*j), job_outcome::success());
+    CHECK(h.take<action::publish>().size() == 1);  // its successor
+}
+
+TEST_CASE("no claim: a retry of an occurrence, a job that is no occurrence, a parked one, no claim oracle") {
+    harness h;
+    const auto gen = h.subscribe();
     h.claims.enforced = true;
     deliver(h, gen, 2, next_occurrence(h, 1s, "c2"), 2);  // attempt 2
     h.deliver(0, gen, 3, 500ms, "tick@notanoccurrence");  // '@', but no occurrence headers
@@ -71,6 +85,30 @@ TEST_CASE("no claim: claims not in force, a retry of an occurrence, a job that i
     CHECK(h.take<action::claim>().empty());
     CHECK(h.counters.parked == 0);  // not yet confirmed
     CHECK(h.take<action::publish>().size() == 1);  // the parked copy; it claims when it comes back
+
+    // A core without a claim oracle (read_control_stream off) claims nothing.
+    fake_clock clock;
+    delay_queue<held_job, fake_clock> queue({}, clock);
+    delay_queue_store<fake_clock> store(queue);
+    core_counters counters;
+    const auto options = small_options();
+    consumer_core core(options, store, counters, retry::make_random_source(7), clock.now());
+    core.subscribed();
+    std::vector<core_action> out;
+    core.take_actions(out);
+    REQUIRE(out.size() == 1);
+    const auto lane = std::get<action::start_lane>(out[0]).lane;
+    const auto g = core.lane_opened(lane);
+    core.lane_consuming(lane, g, "ctag");
+    amqp::delivery d;
+    d.delivery_tag = 1;
+    const auto nominal = floor<seconds>(clock.wall_now()) + 1s;
+    contract::write_occurrence_copy(d.msg.properties, {"tick", periodic::format_nominal(nominal), "every 1000ms", 1, "c"},
+                                    nominal, 500, clock.wall_now());
+    core.delivery(lane, g, std::move(d), {clock.now(), clock.wall_now()});
+    core.take_actions(out);
+    CHECK(std::none_of(out.begin(), out.end(), [](const core_action& a) { return std::holds_alternative<action::claim>(a); }));
+    CHECK(store.size() == 1);
 }
 
 TEST_CASE("fault: a copy admitted after another copy's claim was read is acked unrun: no claim, no successor") {
