@@ -224,16 +224,6 @@ TEST_CASE("the broker refuses the retry copy: the original is not acknowledged a
 }
 
 // messages_unacknowledged of `queue`, as the broker counts it.
-std::size_t unacked_in(tarry_test::private_broker& broker, const std::string& queue) {
-    auto r = broker.ctl({"list_queues", "name", "messages_unacknowledged", "--no-table-headers", "--quiet"});
-    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-    std::istringstream lines(r.out);
-    for (std::string name, count; lines >> name >> count;)
-        if (name == queue) return std::stoul(count);
-    FAIL("no queue " << queue);
-    return 0;
-}
-
 TEST_CASE("a memory alarm holds back a retry copy, not the acks of the other jobs") {
     TARRY_REQUIRE_BROKER(shared_url);  // skipped, like the rest, outside a broker run
     // A private broker: its alarm blocks every connection that publishes.
