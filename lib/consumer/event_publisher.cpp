@@ -63,13 +63,18 @@ void event_publisher::run() {
             outbox_->settled(batch.size(), false);
             continue;
         }
-        for (const auto& e : batch) publish(ch, e);
+        // Encoded here; handed to the I/O executor in one post per batch:
+        // a post per event from this thread would wake the I/O thread for
+        // each one.
+        auto ready = std::make_shared<std::vector<outgoing>>();
+        ready->reserve(batch.size());
+        for (const auto& e : batch) ready->push_back({event_routing_key(e, queue_), event_message(e, queue_)});
+        asio::post(io_, [self = shared_from_this(), ch, ready] {
+            for (const auto& o : *ready)
+                ch.async_publish(self->exchange_, o.routing_key, o.msg, {},
+                                 [outbox = self->outbox_](std::error_code ec) { outbox->settled(1, !ec); });
+        });
     }
-}
-
-void event_publisher::publish(const amqp::channel& ch, const job_event& e) {
-    ch.async_publish(exchange_, event_routing_key(e, queue_), event_message(e, queue_), {},
-                     [outbox = outbox_](std::error_code ec) { outbox->settled(1, !ec); });
 }
 
 void event_publisher::connection_open() {

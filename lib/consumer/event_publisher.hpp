@@ -30,6 +30,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace tarry::detail {
 
@@ -49,8 +50,13 @@ public:
     static constexpr std::chrono::milliseconds reopen_after{1000};
 
 private:
+    /// One event, ready to publish.
+    struct outgoing {
+        std::string routing_key;
+        amqp::message msg;
+    };
+
     void run();
-    void publish(const amqp::channel& ch, const job_event& e);
     void open_channel();
     void reopen_later();
 
