@@ -9,7 +9,6 @@
 #include "tarry/consumer/replay.hpp"
 
 #include <atomic>
-#include <sstream>
 
 using namespace consumer_it;
 
@@ -223,7 +222,6 @@ TEST_CASE("the broker refuses the retry copy: the original is not acknowledged a
     cleanup(c, o);
 }
 
-// messages_unacknowledged of `queue`, as the broker counts it.
 TEST_CASE("a memory alarm holds back a retry copy, not the acks of the other jobs") {
     TARRY_REQUIRE_BROKER(shared_url);  // skipped, like the rest, outside a broker run
     // A private broker: its alarm blocks every connection that publishes.
