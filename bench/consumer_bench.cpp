@@ -8,8 +8,11 @@
 // Each scenario prints a section of tables for bench/RESULTS.md; L and H
 // also write SVG plots (bench/plots/ under TARRY_SOURCE_ROOT, or --svg-dir).
 //
-//   consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [L] [H] [T] [R] [M]
+//   consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--events] [L] [H] [T] [R] [M]
 //
+// --events: T measures the consumer with lifecycle events on against the
+// same consumer with them off, in interleaved rounds (a queue bound to
+// tarry.events takes every event), instead of against the raw loop and pika.
 // No scenario named: all, in that order. Without --url it uses
 // TARRY_TEST_AMQP_URL (scripts/with-broker, scripts/run-bench).
 #include "consumer_bench_support.hpp"
@@ -42,6 +45,8 @@ int run(int argc, char** argv) {
         } else if (a == "--svg-dir" && i + 1 < argc) {
             cx.svg_dir = argv[++i];
             svg_dir_given = true;
+        } else if (a == "--events") {
+            cx.events = true;
         } else if (a == "--channels" && i + 1 < argc) {
             cx.channels = std::strtoul(argv[++i], nullptr, 10);
         } else if (a == "--far" && i + 1 < argc) {
@@ -54,7 +59,7 @@ int run(int argc, char** argv) {
         } else if (a.size() == 1 && std::string("LHTRM").find(static_cast<char>(std::toupper(a[0]))) != std::string::npos) {
             picked.insert(static_cast<char>(std::toupper(a[0])));
         } else {
-            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [L] [H] [T] [R] [M]");
+            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [--events] [L] [H] [T] [R] [M]");
         }
     }
     if (cx.url.empty()) die("no broker: pass --url or set TARRY_TEST_AMQP_URL");

@@ -3,7 +3,8 @@
 //   consumer starts, no-op handler: jobs/s from the first handler start to
 //   the last success, beside a raw consume-and-ack loop on tarry's AMQP
 //   client and beside pika (bench/pika_consume.py), same queue size, same
-//   prefetch; five interleaved rounds, medians.
+//   prefetch; nine interleaved rounds, medians. With --events: the consumer
+//   with lifecycle events on against off instead.
 // - M: resident memory per held job: 100 000 jobs with 100-byte bodies held
 //   (due 5–10 min ahead), RSS before and after, minus the bodies; and the
 //   same for a bare delay_queue of items shaped like the consumer's held job.
@@ -12,6 +13,8 @@
 
 #include "tarry/amqp/wire/properties.hpp"
 #include "tarry/schedule/delay_queue.hpp"
+
+#include <boost/asio/use_future.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -37,12 +40,48 @@ void prepublish(endpoint& admin, const std::string& queue, std::size_t n) {
     pub.wait_all();
 }
 
+/// Where the lifecycle events of `work_queue` go while T runs with events
+/// on: a queue bound to the events exchange (declared as the consumer
+/// declares it), deleted afterwards.
+struct event_sink {
+    event_sink(endpoint& admin, const tarry::subscription_options& o) : admin_(admin), name_(o.queue + ".events") {
+        amqp::exchange_options x;
+        x.name = o.events_exchange;
+        x.type = "topic";
+        x.durable = true;
+        check(admin.ch.async_declare_exchange(x, boost::asio::use_future).get(), "declaring the events exchange");
+        amqp::queue_options q;
+        q.name = name_;
+        check(std::get<0>(admin.ch.async_declare_queue(q, boost::asio::use_future).get()), "declaring " + name_);
+        check(admin.ch.async_bind_queue(name_, o.events_exchange, "#." + o.queue, {}, boost::asio::use_future).get(),
+              "binding " + name_);
+    }
+    ~event_sink() { admin_.ch.async_delete_queue(name_, {}, boost::asio::use_future).wait_for(30s); }
+    event_sink(const event_sink&) = delete;
+    event_sink& operator=(const event_sink&) = delete;
+
+private:
+    endpoint& admin_;
+    std::string name_;
+};
+
+/// What becomes of the lifecycle events in a round of T.
+enum class events_mode {
+    off,      ///< publish_events off
+    unbound,  ///< on, no queue bound: the broker routes each event and discards it
+    sunk,     ///< on, a queue bound with #.<queue> takes every event
+};
+
 /// jobs/s of the consumer, first run event to last succeeded event.
-double tarry_round(const context& cx, endpoint& admin, tarry::consumer_stats& st) {
+double tarry_round(const context& cx, endpoint& admin, tarry::consumer_stats& st,
+                   events_mode events = events_mode::off) {
     const std::size_t n = throughput_jobs;
-    const auto opts = options_for(cx, fresh_queue_name("throughput"));
+    auto opts = options_for(cx, fresh_queue_name("throughput"));
+    opts.publish_events = events != events_mode::off;
     declare_work_queue(admin, opts.queue);
     prepublish(admin, opts.queue, n);
+    std::optional<event_sink> sink;
+    if (events == events_mode::sunk) sink.emplace(admin, opts);
     std::atomic<std::int64_t> first{std::numeric_limits<std::int64_t>::max()};
     std::atomic<std::size_t> done{0};
     std::atomic<std::int64_t> last{0};
@@ -107,7 +146,58 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+namespace {
+
+std::string all_of(const std::vector<double>& v) {
+    std::string s;
+    for (double x : v) s += (s.empty() ? "" : " · ") + std::to_string(static_cast<long>(x));
+    return s;
+}
+
+// T with lifecycle events on against off (--events), interleaved rounds.
+void throughput_with_events(const context& cx) {
+    constexpr int rounds = 9;
+    endpoint admin(cx.config);
+    std::vector<double> off, unbound, sunk, unbound_ratios, sunk_ratios;
+    tarry::consumer_stats st_off, st_unbound, st_sunk;
+    for (int r = 0; r < rounds; ++r) {
+        off.push_back(tarry_round(cx, admin, st_off, events_mode::off));
+        unbound.push_back(tarry_round(cx, admin, st_unbound, events_mode::unbound));
+        sunk.push_back(tarry_round(cx, admin, st_sunk, events_mode::sunk));
+        unbound_ratios.push_back(unbound.back() / off.back());
+        sunk_ratios.push_back(sunk.back() / off.back());
+    }
+    std::printf("\n### T: throughput with lifecycle events on and off\n\n%zu jobs due now (no schedule header), "
+                "published before consuming, no-op handler, 4 workers; first handler start to last success; %d "
+                "interleaved rounds (off, on with no queue bound, on with a queue bound to tarry.events with "
+                "#.<queue> taking every event: 2 per job, run and succeeded). Each ratio is the median of the "
+                "rounds' on / off.\n\n",
+                throughput_jobs, rounds);
+    std::printf("| consumer | jobs/s (median) | rounds | vs events off |\n|---|---:|---|---:|\n");
+    std::printf("| tarry consumer, events off | %.0f | %s | 1.00 |\n", median(off), all_of(off).c_str());
+    const auto row = [&](const char* what, const std::vector<double>& v, std::vector<double> ratios) {
+        const double ratio = median(ratios);
+        std::sort(ratios.begin(), ratios.end());
+        std::printf("| tarry consumer, events on, %s | %.0f | %s | **%.2f** (rounds %.2f-%.2f; medians %.2f) |\n",
+                    what, median(v), all_of(v).c_str(), ratio, ratios.front(), ratios.back(),
+                    median(v) / median(off));
+        return ratio;
+    };
+    row("no queue bound", unbound, unbound_ratios);
+    const double ratio = row("a queue takes them", sunk, sunk_ratios);
+    for (const auto* st : {&st_unbound, &st_sunk})
+        std::printf("\nlast round with events (%s): succeeded %llu, events published %llu, dropped %llu\n",
+                    st == &st_sunk ? "a queue takes them" : "no queue bound",
+                    static_cast<unsigned long long>(st->succeeded),
+                    static_cast<unsigned long long>(st->events_published),
+                    static_cast<unsigned long long>(st->events_dropped));
+    std::printf("target: events on (a queue takes them) >= 0.9 x off: %s (%.2f)\n", verdict(ratio >= 0.9), ratio);
+}
+
+}  // namespace
+
 void scenario_throughput(const context& cx) {
+    if (cx.events) return throughput_with_events(cx);
     constexpr int rounds = 9;
     endpoint admin(cx.config);
     // The consumer's window (its consuming lane's prefetch), the same for the other two.
@@ -120,11 +210,7 @@ void scenario_throughput(const context& cx) {
         raw_rates.push_back(raw_round(cx, admin, prefetch));
         pika_rates.push_back(pika_round(cx, admin, prefetch));
     }
-    const auto all = [](const std::vector<double>& v) {
-        std::string s;
-        for (double x : v) s += (s.empty() ? "" : " · ") + std::to_string(static_cast<long>(x));
-        return s;
-    };
+    const auto all = all_of;
     const double t = median(tarry_rates), w = median(raw_rates), p = median(pika_rates);
     std::printf("\n### T: throughput\n\n%zu jobs due now (no schedule header), published before consuming, "
                 "no-op handler, 4 workers, the same prefetch for all three: %u; first delivery (first handler start "

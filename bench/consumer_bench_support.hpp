@@ -47,6 +47,9 @@ struct context {
     std::string svg_dir;      ///< where plots go ("" = none)
     std::string source_root;  ///< for bench/pika_consume.py
     std::size_t channels = 0; ///< the consumer's lanes (0 = its default)
+    /// --events: T compares the consumer with lifecycle events on and off
+    /// instead of with the raw loop and pika.
+    bool events = false;
 };
 
 /// The broker of TARRY_TEST_AMQP_URL (scripts/run-bench sets it); dies

@@ -5,7 +5,7 @@
 //               [--max-held N] [--default-delay-ms N] [--max-delay-ms N]
 //               [--consumer-timeout-ms N] [--shutdown-grace-ms N]
 //               [--retry-base-ms N] [--max-attempts N]
-//               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N]
+//               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events]
 //               [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]
 //
 // --url may be given once per node of a cluster: the worker connects to the
@@ -25,6 +25,11 @@
 // (N ms, doubling, capped at 1 h); --max-attempts bounds either (1 = no
 // retries).
 //
+// --events publishes every job event to the `tarry.events` topic exchange
+// too, with routing key `<event>.<queue>` and the body of its line
+// (docs/events.md; best effort: dropped, and counted, when the broker
+// pushes back).
+//
 // --http serves tarry's HTTP endpoint for the queue (tarry/http/http_endpoint.hpp,
 // docs/http.md): /metrics, /healthz, /readyz, /jobs, the page at /, and the
 // publish gateway, which needs the token (--http-token-file reads it from a
@@ -32,7 +37,7 @@
 // port; the ready line then says which ("http":"127.0.0.1:PORT").
 //
 // Events: {"event":"ready","queue":Q} once consuming, then per job
-//   {"event":"run","id":ID,"due":EPOCH_S,"at":EPOCH_S,"attempt":N}
+//   {"event":"run","queue":Q,"id":ID,"due":EPOCH_S,"at":EPOCH_S,"attempt":N}
 // and likewise "succeeded", "parked" and "retry" (with "next_due"), "dead",
 // "requeued", "dropped", "failed", "abandoned", "cancelled", "skipped" and
 // "deduplicated" (with "reason"; a job cancelled while it ran:
@@ -52,6 +57,7 @@
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/consumer/consumer.hpp"
+#include "tarry/consumer/job_event_json.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -69,7 +75,7 @@ const char* const usage =
     "usage: echo_worker --url URL [--url URL...] --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
     "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
     "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n"
-    "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N]\n"
+    "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events]\n"
     "                   [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]\n";
 
 std::mutex out_mutex;
@@ -79,18 +85,6 @@ void print_line(const std::string& line) {
     std::fputs(line.c_str(), stdout);
     std::fputc('\n', stdout);
     std::fflush(stdout);
-}
-
-std::string json_of(const tarry::job_event& e) {
-    using cli::epoch_text;
-    using cli::json_string;
-    std::string s = "{\"event\":" + json_string(tarry::to_string(e.what)) + ",\"id\":" + json_string(e.id) +
-                    ",\"due\":" + epoch_text(e.due) + ",\"at\":" + epoch_text(e.at) +
-                    ",\"attempt\":" + std::to_string(e.attempt);
-    if (!e.reason.empty()) s += ",\"reason\":" + json_string(e.reason);
-    if (e.next_due) s += ",\"next_due\":" + epoch_text(*e.next_due);
-    if (e.cancel_requested) s += ",\"cancel_requested\":true";
-    return s + "}";
 }
 
 // An integer header, when it holds one.
@@ -111,7 +105,7 @@ tarry::job_outcome echo(const tarry::job& j) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    cli::args args(argc, argv, usage, nullptr, {"--no-declare"});
+    cli::args args(argc, argv, usage, nullptr, {"--no-declare", "--events"});
     const std::vector<std::string> urls = args.all("--url");
     if (urls.empty()) args.fail("--url is required");
     tarry::subscription_options o;
@@ -148,6 +142,7 @@ int main(int argc, char** argv) {
         o.declare_queue = false;
         o.declare_own_queues = false;
     }
+    o.publish_events = args.flag("--events");
     const auto http = sample::http_options(args);
     args.finish();
 
@@ -165,7 +160,7 @@ int main(int argc, char** argv) {
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
     tarry::consumer_hooks hooks;
-    hooks.on_event = [](const tarry::job_event& e) { print_line(json_of(e)); };
+    hooks.on_event = [queue = o.queue](const tarry::job_event& e) { print_line(tarry::to_json(e, queue)); };
     hooks.on_connection = [](const std::string& what) {
         std::fprintf(stderr, "echo_worker: connection %s\n", what.c_str());
     };

@@ -3,6 +3,7 @@
 // JSON strings and epoch-second times.
 #pragma once
 
+#include "tarry/consumer/job_event_json.hpp"
 #include "tarry/time/time_points.hpp"
 
 #include <chrono>
@@ -107,69 +108,12 @@ private:
     std::map<std::string, std::vector<std::string>> values_;
 };
 
-/// Length of the well-formed UTF-8 sequence at the start of `s` (1 to 4
-/// bytes), or 0 when it does not start with one (a stray continuation byte,
-/// a cut sequence, an overlong form, a surrogate, above U+10FFFF).
-inline std::size_t utf8_sequence(std::string_view s) {
-    const auto b = [&s](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-    const unsigned char c = b(0);
-    if (c < 0x80) return 1;
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0) lo = 0xa0;  // no overlong forms
-        if (c == 0xed) hi = 0x9f;  // no surrogates
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0) lo = 0x90;  // no overlong forms
-        if (c == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
-    } else {
-        return 0;
-    }
-    if (s.size() < n || b(1) < lo || b(1) > hi) return 0;
-    for (std::size_t i = 2; i < n; ++i)
-        if (b(i) < 0x80 || b(i) > 0xbf) return 0;
-    return n;
-}
-
 /// `s` as a JSON string literal. Always valid JSON, whatever the bytes: a
 /// byte that is not part of well-formed UTF-8 (a message_id may hold any)
 /// is written as \ufffd, the replacement character, one per such byte.
-inline std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t n = utf8_sequence(s.substr(i));
-        if (n == 0) {
-            out += "\\ufffd";
-            ++i;
-        } else if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-            ++i;
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-            ++i;
-        } else {
-            out.append(s.substr(i, n));
-            i += n;
-        }
-    }
-    return out + "\"";
-}
+inline std::string json_string(std::string_view s) { return tarry::json_quoted(s); }
 
 /// Epoch seconds with microseconds, e.g. 1767225600.250000.
-inline std::string epoch_text(tarry::wall_time t) {
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%lld.%06lld", static_cast<long long>(us / 1000000),
-                  static_cast<long long>(us % 1000000 < 0 ? -(us % 1000000) : us % 1000000));
-    return buf;
-}
+inline std::string epoch_text(tarry::wall_time t) { return tarry::epoch_seconds_text(t); }
 
 }  // namespace cli

@@ -250,6 +250,14 @@ asio::awaitable<amqp::diagnostics> consumer::impl::declare_topology() {
             break;
         }
     }
+    if (!result.code && options_.publish_events) {
+        amqp::exchange_options events;
+        events.name = options_.events_exchange;
+        events.type = "topic";
+        events.durable = true;
+        if (co_await ch.async_declare_exchange(std::move(events), diag, use_awaitable))
+            result = failure("declaring the events exchange '" + options_.events_exchange + "'", diag);
+    }
     if (ch.is_open()) co_await ch.async_close(use_awaitable);
     co_return result;
 }

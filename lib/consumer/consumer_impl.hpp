@@ -14,6 +14,8 @@
 #include "consumer_workers.hpp"
 #include "control_reader.hpp"
 #include "core/consumer_core.hpp"
+#include "event_outbox.hpp"
+#include "event_publisher.hpp"
 #include "health_state.hpp"
 #include "ping_relay.hpp"
 #include "recent_dead_letters.hpp"
@@ -90,7 +92,8 @@ private:
     void spawn(F member);
     boost::asio::awaitable<void> connect();
     boost::asio::awaitable<void> subscribe();
-    /// Declares the work, dead-letter and wait queues. Returns what failed
+    /// Declares the work, dead-letter and wait queues, and the events
+    /// exchange when lifecycle events are on. Returns what failed
     /// (an empty code when nothing did).
     boost::asio::awaitable<amqp::diagnostics> declare_topology();
     boost::asio::awaitable<void> start_lane(std::size_t lane);
@@ -107,6 +110,9 @@ private:
 
     const amqp::connection_config config_;
     const subscription_options options_;
+    // Lifecycle events waiting to be published (null when publish_events is
+    // off): hooks_.on_event offers every event to it.
+    const std::shared_ptr<detail::event_outbox> events_out_;
     const consumer_hooks hooks_;
     const std::shared_ptr<detail::core_counters> counters_;
 
@@ -119,6 +125,8 @@ private:
     // resource alarm, and the acks of other jobs must not wait behind it.
     amqp::connection copies_conn_;
     publisher publisher_;
+    // Publishes the lifecycle events, on a channel of copies_conn_ (null when off).
+    const std::shared_ptr<detail::event_publisher> events_;
     // The live cancellations (null when read_control_stream is off), the core's
     // view of them, and the reader that fills them.
     const std::shared_ptr<detail::cancellations> cancel_tables_;

@@ -53,6 +53,18 @@ amqp::connection_config copies_config_of(amqp::connection_config c) {
     return c;
 }
 
+// The hooks the consumer calls: the caller's, with every job event also
+// offered to `events` (when lifecycle events are on), before the caller's
+// hook, which may throw.
+consumer_hooks with_events(consumer_hooks hooks, std::shared_ptr<detail::event_outbox> events) {
+    if (!events) return hooks;
+    hooks.on_event = [events, user = std::move(hooks.on_event)](const job_event& e) {
+        events->offer(e);
+        if (user) user(e);
+    };
+    return hooks;
+}
+
 // Options that cannot work and an empty handler are refused before anything starts.
 std::string checked(subscription_options o, const job_handler& handler) {
     const auto refuse = [](std::string why) {
@@ -69,7 +81,9 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                      subscription_options options, job_handler handler, consumer_hooks hooks)
     : config_(std::move(config)),
       options_((checked(options, handler), std::move(options))),
-      hooks_(std::move(hooks)),
+      events_out_(options_.publish_events ? std::make_shared<detail::event_outbox>(options_.max_events_waiting)
+                                          : nullptr),
+      hooks_(with_events(std::move(hooks), events_out_)),
       counters_(std::make_shared<detail::core_counters>()),
       own_io_(executor ? nullptr : std::make_unique<asio::io_context>()),
       executor_(executor ? std::move(executor) : own_io_->get_executor()),
@@ -83,10 +97,17 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                 })),
       copies_conn_(executor_, copies_config_of(config_),
                    connection_hooks_of([this](const connection_event& e) { tell(e); }, true,
-                                       // Open (again): for health() only; the hooks never heard of it.
-                                       [this] { note({connection_event::kind::connected, true, {}, {}, 0}); },
+                                       // Open (again): for health() (the hooks never heard of it),
+                                       // and the events channel.
+                                       [this] {
+                                           note({connection_event::kind::connected, true, {}, {}, 0});
+                                           if (events_) events_->connection_open();
+                                       },
                                        nullptr)),
       publisher_(copies_conn_),
+      events_(events_out_ ? std::make_shared<detail::event_publisher>(copies_conn_, executor_, events_out_,
+                                                                       options_.events_exchange, options_.queue)
+                          : nullptr),
       cancel_tables_(options_.read_control_stream ? std::make_shared<detail::cancellations>(options_.tombstone_retention)
                                                : nullptr),
       cancels_(cancel_tables_.get()),
@@ -128,6 +149,7 @@ void consumer::impl::begin_start(std::function<void(const amqp::diagnostics&)> d
         io_thread_ = std::thread([io = own_io_.get()] { io->run(); });
         pings_->open();
     }
+    if (events_) events_->start();
     workers_.emplace(held_, options_.workers,
                      [ctx = workers_context_](due_item<detail::held_job>& it) { ctx->run(it); },
                      [](due_item<detail::held_job>&, std::exception_ptr) {});
@@ -219,8 +241,9 @@ void consumer::impl::stop() {
     // 3. Copies in flight: their confirms release the acks of their originals.
     poll([this] { return copies_pending_.load() == 0; });
     // 4. Close (queued behind the acks and nacks above) within close_timeout,
-    // then end the I/O thread.
+    // then end the I/O thread. The events still waiting go first, if they can.
     workers_context_->close();
+    if (events_) events_->stop();
     const auto closed_by = clock::now() + config_.close_timeout;
     auto closing_copies = copies_conn_.async_close(asio::use_future);
     auto closing = conn_.async_close(asio::use_future);
@@ -273,6 +296,10 @@ consumer_stats consumer::impl::stats() const {
     s.deduplicated = c.deduplicated;
     s.channel_losses = c.channel_losses;
     s.lane_changes = c.lane_changes;
+    if (events_out_) {
+        s.events_published = events_out_->published();
+        s.events_dropped = events_out_->dropped();
+    }
     s.held = held_.size();
     s.held_bytes = held_.bytes();
     s.running = c.running;

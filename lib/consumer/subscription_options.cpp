@@ -113,6 +113,20 @@ std::optional<option_problem> validate(const subscription_options& o) {
         return problem("tombstone_retention (" + ms(o.tombstone_retention) +
                        ") must be positive and at most the control stream's x-max-age (" +
                        ms(control::stream_max_age) + ")");
+    if (o.publish_events) {
+        // The routing key `<event>.<queue>` always fits its 255 bytes: the
+        // queue's name has at most 200.
+        if (o.events_exchange.empty())
+            return problem("events_exchange: an exchange name is needed when publish_events is on");
+        if (o.events_exchange.size() > 255)
+            return problem("events_exchange: the name is too long (" + std::to_string(o.events_exchange.size()) +
+                           " bytes; at most 255)");
+        if (o.events_exchange.rfind("amq.", 0) == 0)
+            return problem("events_exchange: '" + o.events_exchange +
+                           "' starts with amq., which the broker reserves (it refuses to declare it)");
+        if (o.max_events_waiting == 0)
+            return problem("max_events_waiting: at least one event must be able to wait, or every event is dropped");
+    }
     return std::nullopt;
 }
 

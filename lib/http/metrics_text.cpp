@@ -173,6 +173,14 @@ constexpr std::array<counter, 5> delivery_counters = {{
     {"tarry_channel_losses_total", "Consuming channels lost (closed by the broker, or the connection lost).",
      &consumer_stats::channel_losses},
 }};
+// Lifecycle events (subscription_options::publish_events): 0 while off.
+constexpr std::array<counter, 2> event_counters = {{
+    {"tarry_events_published_total", "Lifecycle events handed to the copies connection (no confirms).",
+     &consumer_stats::events_published},
+    {"tarry_events_dropped_total",
+     "Lifecycle events not published: too many waiting, the copies connection blocked, or the events channel down.",
+     &consumer_stats::events_dropped},
+}};
 
 }  // namespace
 
@@ -186,6 +194,7 @@ std::string metrics_text(const consumer_metrics& m, std::string_view queue) {
     x.by_reason("tarry_jobs_requeued_total", "Jobs given back to the queue (nack with requeue), by reason.",
                 requeue_reasons, m.requeued_by_reason);
     for (const auto& k : delivery_counters) x.single(k.name, "counter", k.help, number(c.*k.value));
+    for (const auto& k : event_counters) x.single(k.name, "counter", k.help, number(c.*k.value));
 
     x.single("tarry_jobs_held", "gauge", "Jobs held now (the delay queue and the ready path).",
              number(static_cast<std::uint64_t>(c.held)));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "amqp_client.hpp"
+#include "private_broker.hpp"
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/consumer/consumer.hpp"
@@ -14,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <future>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -223,6 +225,17 @@ inline bool wait_held(running_consumer& rc, std::size_t n, std::chrono::millisec
 /// Lateness of a run event in milliseconds (at − due).
 inline double lateness_ms(const job_event& e) {
     return std::chrono::duration<double, std::milli>(e.at - e.due).count();
+}
+
+/// The queue's unacknowledged messages as the broker counts them (rabbitmqctl).
+inline std::size_t unacked_in(tarry_test::private_broker& broker, const std::string& queue) {
+    auto r = broker.ctl({"list_queues", "name", "messages_unacknowledged", "--no-table-headers", "--quiet"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    std::istringstream lines(r.out);
+    for (std::string name, count; lines >> name >> count;)
+        if (name == queue) return std::stoul(count);
+    FAIL("no queue " << queue);
+    return 0;
 }
 
 }  // namespace consumer_it

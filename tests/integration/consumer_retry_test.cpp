@@ -9,7 +9,6 @@
 #include "tarry/consumer/replay.hpp"
 
 #include <atomic>
-#include <sstream>
 
 using namespace consumer_it;
 
@@ -221,17 +220,6 @@ TEST_CASE("the broker refuses the retry copy: the original is not acknowledged a
     CHECK(first->item.msg.properties.message_id == std::optional<std::string>("victim"));
     CHECK(header(first->item.msg, "x-tarry-attempt") == nullptr);
     cleanup(c, o);
-}
-
-// messages_unacknowledged of `queue`, as the broker counts it.
-std::size_t unacked_in(tarry_test::private_broker& broker, const std::string& queue) {
-    auto r = broker.ctl({"list_queues", "name", "messages_unacknowledged", "--no-table-headers", "--quiet"});
-    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-    std::istringstream lines(r.out);
-    for (std::string name, count; lines >> name >> count;)
-        if (name == queue) return std::stoul(count);
-    FAIL("no queue " << queue);
-    return 0;
 }
 
 TEST_CASE("a memory alarm holds back a retry copy, not the acks of the other jobs") {

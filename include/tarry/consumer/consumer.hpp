@@ -40,10 +40,15 @@
 //   runs, the other is acked unrun (event deduplicated). An occurrence
 //   whose worker died mid-run or before its ack runs again (at least once).
 //
+// - Lifecycle events (subscription_options::publish_events; off by
+//   default) are best effort and never in a job's way: dropped and counted
+//   when the broker pushes back (docs/events.md).
+//
 // Threads: the consumer's I/O runs on one executor: a thread of its own
 // (the first constructor), or an executor you give (the second; you run its
 // io_context, and a publisher or other consumers may share it). All its AMQP
-// work happens there, in sequence. `workers` threads run handlers. The
+// work happens there, in sequence. `workers` threads run handlers (and, with
+// publish_events, one thread publishes the lifecycle events). The
 // handler and the hooks are called concurrently from several threads. The
 // blocking start(), stop() and the destructor wait on the executor: call
 // them from any thread but the executor's own and the workers' (on the
@@ -108,7 +113,9 @@ public:
     /// Opens two connections to `config`'s broker (one consumes and
     /// settles, one publishes the copies that replace deliveries: parked,
     /// retried, dead-lettered; its connection_name gets " (copies)"),
-    /// declares the work, wait and dead-letter queues, subscribes
+    /// declares the work, wait and dead-letter queues (and, with
+    /// publish_events, the events exchange, whose events go out on a
+    /// channel of the copies connection), subscribes
     /// and starts the workers; returns once deliveries can flow. Throws
     /// tarry::error (a std::system_error): code() says what failed
     /// (amqp::errc::authentication_failed, the broker's 404 for a missing

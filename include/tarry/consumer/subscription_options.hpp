@@ -147,6 +147,29 @@ struct subscription_options {
     /// connection's close_timeout; a handler still running then is abandoned
     /// (event `abandoned`; not acknowledged, so the broker redelivers it).
     std::chrono::milliseconds shutdown_grace = std::chrono::seconds(10);
+    /// Lifecycle events (docs/events.md). true: every job event, of every
+    /// kind, is also published as tarry::to_json(event, queue) to
+    /// events_exchange with routing key `<event>.<queue>` (e.g.
+    /// `retry.emails`), content type application/json, transient
+    /// (delivery_mode 1), timestamp = the event's time. Best effort: no
+    /// confirms, no mandatory, on a channel of its own on the copies
+    /// connection (never on the consuming one). The threads that make events
+    /// (workers, the I/O thread) hand them over without waiting, so events
+    /// never block or slow a job; an event is dropped instead, and counted
+    /// (consumer_stats::events_dropped), when max_events_waiting are already
+    /// waiting, while the broker blocks the copies connection (a resource
+    /// alarm), and while the events channel is down (it is opened again
+    /// within a second). One consumer's events leave in the order on_event
+    /// sees them; none is promised across consumers, and events handed to
+    /// the socket may still be lost with the connection. Default false.
+    bool publish_events = false;
+    /// Where lifecycle events go: a topic exchange the consumer declares
+    /// (durable) when publish_events is on; a declare that finds it of
+    /// another type fails start().
+    std::string events_exchange = "tarry.events";
+    /// Most lifecycle events waiting to be published (handed over and not
+    /// yet written to the socket); beyond it new events are dropped.
+    std::size_t max_events_waiting = 10000;
 
     /// dead_letter_queue, or `<queue>.dead` when that is empty.
     std::string dead_letter_queue_name() const;

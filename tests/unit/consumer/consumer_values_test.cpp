@@ -90,6 +90,10 @@ TEST_CASE("subscription options: each impossible setting is refused, naming the 
         {"channels", "channels", [](tarry::subscription_options& o) { o.channels = 1001; }},
         {"republish_backoff", "republish_backoff", [](tarry::subscription_options& o) { o.republish_backoff.base = 0ms; }},
         {"copy_confirm_timeout", "copy_confirm_timeout", [](tarry::subscription_options& o) { o.copy_confirm_timeout = 0ms; }},
+        {"events_exchange", "publish_events", [](tarry::subscription_options& o) { o.publish_events = true; o.events_exchange.clear(); }},
+        {"events_exchange", "255", [](tarry::subscription_options& o) { o.publish_events = true; o.events_exchange.assign(256, 'x'); }},
+        {"events_exchange", "amq.", [](tarry::subscription_options& o) { o.publish_events = true; o.events_exchange = "amq.topic"; }},
+        {"max_events_waiting", "dropped", [](tarry::subscription_options& o) { o.publish_events = true; o.max_events_waiting = 0; }},
     };
     for (const auto& c : cases) {
         auto o = valid();
@@ -99,6 +103,20 @@ TEST_CASE("subscription options: each impossible setting is refused, naming the 
         CHECK_MESSAGE(why->option == c.option, why->message);
         CHECK_MESSAGE(contains(why->message, c.names), why->message);
     }
+}
+
+TEST_CASE("lifecycle events are off by default, and their options are checked only when on") {
+    auto o = valid();
+    CHECK_FALSE(o.publish_events);
+    CHECK(o.events_exchange == "tarry.events");
+    CHECK(o.max_events_waiting == 10000);
+    o.events_exchange.clear();
+    o.max_events_waiting = 0;
+    CHECK_FALSE(tarry::validate(o));
+    o.publish_events = true;
+    o.events_exchange = "my.events";
+    o.max_events_waiting = 1;
+    CHECK_FALSE(tarry::validate(o));
 }
 
 TEST_CASE("the shortest wait queue follows a short hold horizon unless set") {

@@ -52,6 +52,8 @@ inline tarry::consumer_metrics busy_consumer() {
     c.scheduled = 8;
     c.skipped = 11;
     c.deduplicated = 12;
+    c.events_published = 20210;
+    c.events_dropped = 13;
     c.channel_losses = 3;
     c.held = 212;
     c.held_bytes = 1'048'576;

@@ -46,6 +46,7 @@ TEST_CASE("metrics_text: every counter, labelled with the queue") {
         {"tarry_channel_losses_total", "3"},       {"tarry_jobs_cancelled_total", "6"},
         {"tarry_schedules_published_total", "8"}, {"tarry_jobs_skipped_total", "11"},
         {"tarry_jobs_deduplicated_total", "12"},
+        {"tarry_events_published_total", "20210"}, {"tarry_events_dropped_total", "13"},
     };
     for (const auto& [name, value] : counters) {
         CAPTURE(name);
@@ -176,9 +177,9 @@ TEST_CASE("metrics_text: each family whole: HELP, TYPE, then only its samples") 
             CHECK(name == current);
         ++samples;
     }
-    CHECK(families.size() == 25);
+    CHECK(families.size() == 27);
     // One series per reason of each bounded set (the sets may grow).
-    CHECK(samples == 15 + tarry::dead_letter_reasons.size() + tarry::requeue_reasons.size() + 6 + (18 + 1 + 2) +
+    CHECK(samples == 17 + tarry::dead_letter_reasons.size() + tarry::requeue_reasons.size() + 6 + (18 + 1 + 2) +
                          (13 + 1 + 2));
     CHECK(text.back() == '\n');
 }

@@ -1,0 +1,107 @@
+// Job events as JSON (see the header).
+#include "tarry/consumer/job_event_json.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+namespace tarry {
+
+namespace {
+
+// Length of the well-formed UTF-8 sequence at the start of `s` (1 to 4
+// bytes), or 0 when it does not start with one (a stray continuation byte,
+// a cut sequence, an overlong form, a surrogate, above U+10FFFF).
+std::size_t utf8_sequence(std::string_view s) {
+    const auto b = [&s](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+    const unsigned char c = b(0);
+    if (c < 0x80) return 1;
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;  // no overlong forms
+        if (c == 0xed) hi = 0x9f;  // no surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;  // no overlong forms
+        if (c == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
+    } else {
+        return 0;
+    }
+    if (s.size() < n || b(1) < lo || b(1) > hi) return 0;
+    for (std::size_t i = 2; i < n; ++i)
+        if (b(i) < 0x80 || b(i) > 0xbf) return 0;
+    return n;
+}
+
+}  // namespace
+
+std::string json_quoted(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '"';
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = utf8_sequence(s.substr(i));
+        if (n == 0) {
+            out += "\\ufffd";
+            ++i;
+        } else if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+            ++i;
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+            ++i;
+        } else {
+            out.append(s.substr(i, n));
+            i += n;
+        }
+    }
+    out += '"';
+    return out;
+}
+
+std::string epoch_seconds_text(wall_time t) {
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+    const bool before = us < 0;
+    if (before) us = -us;
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%s%lld.%06lld", before ? "-" : "", static_cast<long long>(us / 1000000),
+                  static_cast<long long>(us % 1000000));
+    return buf;
+}
+
+std::string to_json(const job_event& e, std::string_view queue) {
+    std::string s = "{\"event\":";
+    s += json_quoted(to_string(e.what));
+    if (!queue.empty()) {
+        s += ",\"queue\":";
+        s += json_quoted(queue);
+    }
+    s += ",\"id\":";
+    s += json_quoted(e.id);
+    s += ",\"due\":";
+    s += epoch_seconds_text(e.due);
+    s += ",\"at\":";
+    s += epoch_seconds_text(e.at);
+    s += ",\"attempt\":";
+    s += std::to_string(e.attempt);
+    if (!e.reason.empty()) {
+        s += ",\"reason\":";
+        s += json_quoted(e.reason);
+    }
+    if (e.next_due) {
+        s += ",\"next_due\":";
+        s += epoch_seconds_text(*e.next_due);
+    }
+    if (e.cancel_requested) s += ",\"cancel_requested\":true";
+    s += '}';
+    return s;
+}
+
+}  // namespace tarry
