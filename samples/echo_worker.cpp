@@ -5,7 +5,7 @@
 //               [--max-held N] [--default-delay-ms N] [--max-delay-ms N]
 //               [--consumer-timeout-ms N] [--shutdown-grace-ms N]
 //               [--retry-base-ms N] [--max-attempts N]
-//               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events]
+//               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events [--events-per-message N]]
 //               [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]
 //
 // --url may be given once per node of a cluster: the worker connects to the
@@ -28,7 +28,9 @@
 // --events publishes every job event to the `tarry.events` topic exchange
 // too, with routing key `<event>.<queue>` and the body of its line
 // (docs/events.md; best effort: dropped, and counted, when the broker
-// pushes back).
+// pushes back). --events-per-message N (1 to 1000, default 1) lets up to N
+// events of one kind that wait together leave in one message, its body a
+// JSON array of their lines.
 //
 // --http serves tarry's HTTP endpoint for the queue (tarry/http/http_endpoint.hpp,
 // docs/http.md): /metrics, /healthz, /readyz, /jobs, the page at /, and the
@@ -75,7 +77,7 @@ const char* const usage =
     "usage: echo_worker --url URL [--url URL...] --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
     "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
     "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n"
-    "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events]\n"
+    "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events [--events-per-message N]]\n"
     "                   [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]\n";
 
 std::mutex out_mutex;
@@ -143,6 +145,12 @@ int main(int argc, char** argv) {
         o.declare_own_queues = false;
     }
     o.publish_events = args.flag("--events");
+    if (args.has("--events-per-message")) {
+        if (!o.publish_events) args.fail("--events-per-message needs --events");
+        o.events_per_message = args.number("--events-per-message", 1);
+        if (o.events_per_message == 0 || o.events_per_message > o.max_events_per_message)
+            args.fail("--events-per-message is from 1 to " + std::to_string(o.max_events_per_message));
+    }
     const auto http = sample::http_options(args);
     args.finish();
 

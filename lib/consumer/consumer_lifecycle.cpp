@@ -106,7 +106,8 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                        nullptr)),
       publisher_(copies_conn_),
       events_(events_out_ ? std::make_shared<detail::event_publisher>(copies_conn_, executor_, events_out_,
-                                                                       options_.events_exchange, options_.queue)
+                                                                       options_.events_exchange, options_.queue,
+                                                                       options_.events_per_message)
                           : nullptr),
       cancel_tables_(options_.read_control_stream ? std::make_shared<detail::cancellations>(options_.tombstone_retention)
                                                : nullptr),

@@ -25,7 +25,7 @@ bool event_outbox::offer(const job_event& e) {
     return true;
 }
 
-std::vector<job_event> event_outbox::take() {
+std::vector<job_event> event_outbox::take(std::chrono::milliseconds linger) {
     std::vector<job_event> out;
     std::unique_lock lock(mutex_);
     while (queued_.empty() && !closed_) {
@@ -33,6 +33,8 @@ std::vector<job_event> event_outbox::take() {
         ready_.wait(lock);
     }
     taker_waits_ = false;
+    // The events offered in the next `linger` go along (close() cuts it short).
+    if (linger.count() > 0 && !closed_) ready_.wait_for(lock, linger, [this] { return closed_; });
     out.swap(queued_);
     return out;
 }

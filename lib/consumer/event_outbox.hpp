@@ -7,7 +7,8 @@
 // waits from offer() until the publisher settles it: published() once the
 // connection has it, dropped() when it could not be published. take() hands
 // the publisher every queued event, oldest first (the order of offer()s),
-// waiting until there is one or the outbox is closed. After close(), offer()
+// waiting until there is one or the outbox is closed (and, when asked, a
+// little longer, so that more events share a message). After close(), offer()
 // drops and counts, and take() returns what is left, then nothing.
 //
 // Threads: offer() and the counters from any thread; take() from one
@@ -17,6 +18,7 @@
 #include "tarry/consumer/job_event.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -31,9 +33,10 @@ public:
 
     /// true: queued; false: dropped (counted), the outbox being full or closed.
     bool offer(const job_event& e);
-    /// Every queued event, oldest first; waits until there is one. Empty
-    /// only once closed and drained.
-    std::vector<job_event> take();
+    /// Every queued event, oldest first; waits until there is one, then
+    /// `linger` more for others to join it (unless closed). Empty only once
+    /// closed and drained.
+    std::vector<job_event> take(std::chrono::milliseconds linger = {});
     void close();
 
     /// What became of `n` taken events: their places are free again.

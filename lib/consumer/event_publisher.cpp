@@ -2,6 +2,8 @@
 
 #include "tarry/consumer/job_event_json.hpp"
 
+#include <algorithm>
+
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -25,13 +27,47 @@ std::string event_routing_key(const job_event& e, std::string_view queue) {
     return key;
 }
 
+std::vector<outgoing_event> event_messages(const std::vector<job_event>& events, std::string_view queue,
+                                           std::size_t per_message) {
+    std::vector<outgoing_event> out;
+    if (per_message <= 1) {
+        out.reserve(events.size());
+        for (const auto& e : events) out.push_back({event_routing_key(e, queue), event_message(e, queue)});
+        return out;
+    }
+    // Kinds in the order of their first event; a kind's events in order.
+    std::vector<std::vector<const job_event*>> by_kind;
+    for (const auto& e : events) {
+        auto it = std::find_if(by_kind.begin(), by_kind.end(), [&](const auto& g) { return g.front()->what == e.what; });
+        if (it == by_kind.end()) by_kind.push_back({&e});
+        else it->push_back(&e);
+    }
+    for (const auto& group : by_kind) {
+        for (std::size_t from = 0; from < group.size(); from += per_message) {
+            const std::size_t to = std::min(group.size(), from + per_message);
+            auto m = event_message(*group[from], queue);  // the first one's properties
+            std::string body = "[";
+            for (std::size_t i = from; i < to; ++i) {
+                if (i > from) body += ',';
+                body += to_json(*group[i], queue);
+            }
+            body += ']';
+            m.body.assign(body.begin(), body.end());
+            out.push_back({event_routing_key(*group[from], queue), std::move(m), to - from});
+        }
+    }
+    return out;
+}
+
 event_publisher::event_publisher(amqp::connection& copies, asio::any_io_executor io,
-                                 std::shared_ptr<event_outbox> outbox, std::string exchange, std::string queue)
+                                 std::shared_ptr<event_outbox> outbox, std::string exchange, std::string queue,
+                                 std::size_t per_message)
     : copies_(copies),
       io_(std::move(io)),
       outbox_(std::move(outbox)),
       exchange_(std::move(exchange)),
-      queue_(std::move(queue)) {}
+      queue_(std::move(queue)),
+      per_message_(per_message) {}
 
 event_publisher::~event_publisher() { stop(); }
 
@@ -50,7 +86,8 @@ void event_publisher::stop() {
 
 void event_publisher::run() {
     for (;;) {
-        const auto batch = outbox_->take();
+        // Several events a message: the events of a few milliseconds gather.
+        const auto batch = outbox_->take(per_message_ > 1 ? gather_for : std::chrono::milliseconds{});
         if (batch.empty()) return;  // closed and drained
         amqp::channel ch;
         {
@@ -66,13 +103,13 @@ void event_publisher::run() {
         // Encoded here; handed to the I/O executor in one post per batch:
         // a post per event from this thread would wake the I/O thread for
         // each one.
-        auto ready = std::make_shared<std::vector<outgoing>>();
-        ready->reserve(batch.size());
-        for (const auto& e : batch) ready->push_back({event_routing_key(e, queue_), event_message(e, queue_)});
+        // The events of a message are settled together, as it is written.
+        auto ready = std::make_shared<std::vector<outgoing_event>>(event_messages(batch, queue_, per_message_));
         asio::post(io_, [self = shared_from_this(), ch, ready] {
-            for (const auto& o : *ready)
+            for (const auto& o : *ready) {
                 ch.async_publish(self->exchange_, o.routing_key, o.msg, {},
-                                 [outbox = self->outbox_](std::error_code ec) { outbox->settled(1, !ec); });
+                                 [outbox = self->outbox_, n = o.events](std::error_code ec) { outbox->settled(n, !ec); });
+            }
         });
     }
 }

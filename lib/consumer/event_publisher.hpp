@@ -37,8 +37,9 @@ namespace tarry::detail {
 class event_publisher : public std::enable_shared_from_this<event_publisher> {
 public:
     /// `copies` must outlive the publisher's thread (stop() before it goes).
+    /// `per_message`: subscription_options::events_per_message (event_messages).
     event_publisher(amqp::connection& copies, boost::asio::any_io_executor io, std::shared_ptr<event_outbox> outbox,
-                    std::string exchange, std::string queue);
+                    std::string exchange, std::string queue, std::size_t per_message = 1);
     ~event_publisher();
 
     void start();
@@ -48,13 +49,11 @@ public:
 
     /// How long after the events channel was lost it is opened again.
     static constexpr std::chrono::milliseconds reopen_after{1000};
+    /// With several events a message: how long the first event waits for
+    /// others to share its message.
+    static constexpr std::chrono::milliseconds gather_for{5};
 
 private:
-    /// One event, ready to publish.
-    struct outgoing {
-        std::string routing_key;
-        amqp::message msg;
-    };
 
     void run();
     void open_channel();
@@ -65,6 +64,7 @@ private:
     const std::shared_ptr<event_outbox> outbox_;
     const std::string exchange_;
     const std::string queue_;
+    const std::size_t per_message_;
     std::thread thread_;
 
     std::mutex channel_mutex_;
@@ -77,5 +77,19 @@ private:
 amqp::message event_message(const job_event& e, std::string_view queue);
 /// Its routing key: `<event>.<queue>`.
 std::string event_routing_key(const job_event& e, std::string_view queue);
+
+/// A message of lifecycle events, ready to publish.
+struct outgoing_event {
+    std::string routing_key;
+    amqp::message msg;
+    std::size_t events = 1;  ///< how many events it carries
+};
+/// The messages for `events` (oldest first). per_message 1: one each
+/// (event_message), in order. Above 1: the events grouped by kind, the
+/// kinds in the order of their first event, each kind's in order, in
+/// messages of up to per_message whose body is a JSON array of the events'
+/// objects (the timestamp the first one's).
+std::vector<outgoing_event> event_messages(const std::vector<job_event>& events, std::string_view queue,
+                                           std::size_t per_message);
 
 }  // namespace tarry::detail

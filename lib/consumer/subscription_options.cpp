@@ -126,6 +126,9 @@ std::optional<option_problem> validate(const subscription_options& o) {
                            "' starts with amq., which the broker reserves (it refuses to declare it)");
         if (o.max_events_waiting == 0)
             return problem("max_events_waiting: at least one event must be able to wait, or every event is dropped");
+        if (o.events_per_message == 0 || o.events_per_message > subscription_options::max_events_per_message)
+            return problem("events_per_message: from 1 to " + std::to_string(subscription_options::max_events_per_message) + " (got " +
+                           std::to_string(o.events_per_message) + ")");
     }
     return std::nullopt;
 }

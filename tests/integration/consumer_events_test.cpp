@@ -1,12 +1,15 @@
 // Lifecycle events on the real broker (docs/events.md): with publish_events
 // on, a queue bound to `tarry.events` with `#.<queue>` receives each job's
-// events with routing key `<event>.<queue>` and the fields of to_json; when
+// events with routing key `<event>.<queue>` and the fields of to_json (with
+// events_per_message above 1, in JSON arrays of one kind, each event once); when
 // the broker blocks publishing (a memory alarm on a private broker) jobs
 // still succeed and are acked, events are dropped and counted, and after
 // the alarm clears they flow again.
 #include "consumer_fixture.hpp"
 #include "json_line.hpp"
 #include "private_broker.hpp"
+
+#include <set>
 
 using namespace consumer_it;
 
@@ -27,7 +30,32 @@ struct received_event {
     amqp::basic_properties properties;
     std::string body;
     json_line::fields fields;
+    std::size_t in_message = 1;  ///< events in the message it came in (an array's length)
 };
+
+/// The objects of a body that is a JSON array of flat objects (strings may
+/// hold any escaped character); empty when it is not one.
+std::vector<std::string> array_elements(const std::string& body) {
+    std::vector<std::string> out;
+    if (body.size() < 2 || body.front() != '[' || body.back() != ']') return {};
+    bool in_string = false, escaped = false;
+    std::size_t start = 0;
+    for (std::size_t i = 1; i + 1 < body.size(); ++i) {
+        const char ch = body[i];
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (ch == '\\') escaped = true;
+            else if (ch == '"') in_string = false;
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '{') {
+            start = i;
+        } else if (ch == '}') {
+            out.push_back(body.substr(start, i - start + 1));
+        }
+    }
+    return out;
+}
 
 /// A queue of the test's own bound to the events exchange with `#.<queue>`;
 /// fetches what arrives with basic.get.
@@ -47,14 +75,22 @@ public:
         const auto deadline = std::chrono::steady_clock::now() + t;
         for (;;) {
             while (auto got = value_of(ch_.async_get(name_, {.no_ack = true}, use_future))) {
-                received_event e;
-                e.routing_key = got->item.routing_key;
-                e.properties = got->item.msg.properties;
-                e.body = std::string(got->item.msg.body_view());
-                auto parsed = json_line::parse(e.body);
-                REQUIRE_MESSAGE(parsed, "not a flat JSON object: " << e.body);
-                e.fields = std::move(*parsed);
-                events.push_back(std::move(e));
+                const std::string body(got->item.msg.body_view());
+                // One object, or (events_per_message above 1) an array of them.
+                auto bodies = body.starts_with("[") ? array_elements(body) : std::vector<std::string>{body};
+                REQUIRE_MESSAGE(!bodies.empty(), "not a JSON array of objects: " << body);
+                ++messages;
+                for (auto& one : bodies) {
+                    received_event e;
+                    e.routing_key = got->item.routing_key;
+                    e.properties = got->item.msg.properties;
+                    e.body = std::move(one);
+                    e.in_message = body.starts_with("[") ? bodies.size() : 1;
+                    auto parsed = json_line::parse(e.body);
+                    REQUIRE_MESSAGE(parsed, "not a flat JSON object: " << e.body);
+                    e.fields = std::move(*parsed);
+                    events.push_back(std::move(e));
+                }
             }
             if (pred(events)) return true;
             if (std::chrono::steady_clock::now() > deadline) return false;
@@ -75,6 +111,7 @@ public:
     }
 
     std::vector<received_event> events;
+    std::size_t messages = 0;
 
 private:
     amqp::channel ch_;
@@ -227,4 +264,43 @@ TEST_CASE("lifecycle events: a memory alarm drops and counts events, never holds
     CHECK(later.events_published >= during.events_published + 2);
     CHECK(later.events_dropped == during.events_dropped);
     rc.worker.stop();
+}
+
+TEST_CASE("lifecycle events several a message: JSON arrays of one kind, each event once, at most N a message") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("events-batch"));
+    o.publish_events = true;
+    o.events_per_message = 50;
+    running_consumer rc(url, o);
+    event_tap tap(c, "tarry.events", o.queue);
+    // 300 jobs falling due at the same moment: their events wait together.
+    constexpr std::size_t n = 300;
+    publish_many(url, o.queue, "b", std::vector<sys::time_point>(n, sys::now() + 1500ms));
+    const auto count_of = [&](const std::string& what) {
+        return static_cast<std::size_t>(std::count_if(tap.events.begin(), tap.events.end(), [&](const auto& e) {
+            return e.fields.at("event") == what;
+        }));
+    };
+    REQUIRE(tap.wait_until([&](const auto&) { return count_of("succeeded") == n; }, 20s));
+    CHECK(count_of("run") == n);
+    std::set<std::string> ran, succeeded;
+    for (const auto& e : tap.events) {
+        CAPTURE(e.body);
+        CHECK(e.routing_key == e.fields.at("event") + "." + o.queue);  // one kind per message
+        CHECK(e.in_message <= 50);
+        CHECK(e.properties.content_type == "application/json");
+        auto& ids = e.fields.at("event") == "run" ? ran : succeeded;
+        CHECK_MESSAGE(ids.insert(e.fields.at("id")).second, "twice: " << e.body);
+    }
+    CHECK(ran.size() == n);
+    CHECK(succeeded.size() == n);
+    // Fewer messages than events: they did share messages.
+    MESSAGE(tap.events.size() << " events in " << tap.messages << " messages");
+    CHECK(tap.messages < tap.events.size());
+    const auto st = rc.worker.stats();
+    CHECK(st.events_published == 2 * n);
+    CHECK(st.events_dropped == 0);
+    rc.worker.stop();
+    cleanup(c, o);
 }

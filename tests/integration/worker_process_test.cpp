@@ -531,3 +531,17 @@ TEST_CASE("echo_worker: two workers on one queue drop the jobs `tarry job cancel
     CHECK(w1.wait_exit(30s) == 0);
     CHECK(w2.wait_exit(30s) == 0);
 }
+
+TEST_CASE("echo_worker: --events-per-message out of 1..1000, or without --events: exit 2, before connecting") {
+    for (const auto& extra : std::vector<std::vector<std::string>>{{"--events", "--events-per-message", "0"},
+                                                                    {"--events", "--events-per-message", "1001"},
+                                                                    {"--events", "--events-per-message", "many"},
+                                                                    {"--events-per-message", "10"}}) {
+        std::vector<std::string> argv{echo_worker_path(), "--url", nowhere_url, "--queue", "q"};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        auto r = tarry_test::run_process(argv, 30s);
+        CAPTURE(extra.back());
+        CHECK_MESSAGE(r.exit_code == 2, r.out << r.err);
+        CHECK(r.err.find("--events-per-message") != std::string::npos);
+    }
+}

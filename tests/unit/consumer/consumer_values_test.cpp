@@ -94,6 +94,8 @@ TEST_CASE("subscription options: each impossible setting is refused, naming the 
         {"events_exchange", "255", [](tarry::subscription_options& o) { o.publish_events = true; o.events_exchange.assign(256, 'x'); }},
         {"events_exchange", "amq.", [](tarry::subscription_options& o) { o.publish_events = true; o.events_exchange = "amq.topic"; }},
         {"max_events_waiting", "dropped", [](tarry::subscription_options& o) { o.publish_events = true; o.max_events_waiting = 0; }},
+        {"events_per_message", "from 1 to 1000 (got 0)", [](tarry::subscription_options& o) { o.publish_events = true; o.events_per_message = 0; }},
+        {"events_per_message", "(got 1001)", [](tarry::subscription_options& o) { o.publish_events = true; o.events_per_message = 1001; }},
     };
     for (const auto& c : cases) {
         auto o = valid();
@@ -110,6 +112,7 @@ TEST_CASE("lifecycle events are off by default, and their options are checked on
     CHECK_FALSE(o.publish_events);
     CHECK(o.events_exchange == "tarry.events");
     CHECK(o.max_events_waiting == 10000);
+    CHECK(o.events_per_message == 1);
     o.events_exchange.clear();
     o.max_events_waiting = 0;
     CHECK_FALSE(tarry::validate(o));

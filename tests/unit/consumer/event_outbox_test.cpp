@@ -81,3 +81,26 @@ TEST_CASE("outbox: many offering threads, one taker; each event once, in order p
     CHECK(box.published() + box.dropped() == std::uint64_t{producers} * each);
     CHECK(box.waiting() == 0);
 }
+
+TEST_CASE("outbox: take with a linger gathers the events offered meanwhile; close cuts the linger short") {
+    tarry::detail::event_outbox box(100);
+    const tarry::job_event e{tarry::job_event::kind::run, "a", {}, {}, 1, {}, {}, false};
+    REQUIRE(box.offer(e));
+    std::thread late([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        box.offer(e);
+    });
+    const auto gathered = box.take(std::chrono::milliseconds(500));
+    late.join();
+    CHECK(gathered.size() == 2);  // the one offered 20 ms later came along
+
+    REQUIRE(box.offer(e));
+    const auto started = std::chrono::steady_clock::now();
+    std::thread closer([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        box.close();
+    });
+    CHECK(box.take(std::chrono::seconds(30)).size() == 1);
+    closer.join();
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+}

@@ -75,3 +75,50 @@ TEST_CASE("a lifecycle event's message: JSON body, application/json, transient, 
     CHECK(m.properties.timestamp == std::uint64_t{12});
     CHECK_FALSE(m.properties.headers);
 }
+
+TEST_CASE("lifecycle events one a message: each its own message, in order") {
+    std::vector<job_event> events;
+    for (auto k : {job_event::kind::run, job_event::kind::succeeded, job_event::kind::run})
+        events.push_back({k, "j", at_us(1'000000), at_us(2'000000), 1, {}, {}, false});
+    const auto out = detail::event_messages(events, "q", 1);
+    REQUIRE(out.size() == 3);
+    CHECK(out[0].routing_key == "run.q");
+    CHECK(out[1].routing_key == "succeeded.q");
+    CHECK(out[2].routing_key == "run.q");
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(out[i].events == 1);
+        CHECK(out[i].msg.body_view() == to_json(events[i], "q"));
+    }
+}
+
+TEST_CASE("lifecycle events several a message: grouped by kind in order, a JSON array of at most N each") {
+    std::vector<job_event> events;
+    // run j0, succeeded j0, run j1, succeeded j1, ... and one dead at the end.
+    for (int i = 0; i < 5; ++i) {
+        const auto id = "j" + std::to_string(i);
+        events.push_back({job_event::kind::run, id, at_us(1'000000), at_us(2'000000 + i), 1, {}, {}, false});
+        events.push_back({job_event::kind::succeeded, id, at_us(1'000000), at_us(3'000000 + i), 1, {}, {}, false});
+    }
+    events.push_back({job_event::kind::dead, "x", at_us(1'000000), at_us(9'000000), 3, "rejected: no", {}, false});
+    const auto out = detail::event_messages(events, "q", 2);
+    // run: 5 -> 2 + 2 + 1; succeeded: 2 + 2 + 1; dead: 1.
+    REQUIRE(out.size() == 7);
+    const std::vector<std::string> keys{"run.q", "run.q", "run.q", "succeeded.q", "succeeded.q", "succeeded.q", "dead.q"};
+    const std::vector<std::size_t> counts{2, 2, 1, 2, 2, 1, 1};
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        CAPTURE(i);
+        CHECK(out[i].routing_key == keys[i]);
+        CHECK(out[i].events == counts[i]);
+        CHECK(out[i].msg.properties.content_type == "application/json");
+        CHECK(out[i].msg.properties.delivery_mode == std::uint8_t{1});
+        total += out[i].events;
+    }
+    CHECK(total == events.size());
+    CHECK(out[0].msg.body_view() == "[" + to_json(events[0], "q") + "," + to_json(events[2], "q") + "]");
+    CHECK(out[2].msg.body_view() == "[" + to_json(events[8], "q") + "]");  // an array even of one
+    CHECK(out[3].msg.body_view() == "[" + to_json(events[1], "q") + "," + to_json(events[3], "q") + "]");
+    CHECK(out[6].msg.body_view() == "[" + to_json(events[10], "q") + "]");
+    CHECK(out[3].msg.properties.timestamp == std::uint64_t{3});  // the first event's time
+    CHECK(detail::event_messages({}, "q", 2).empty());
+}
