@@ -1,7 +1,7 @@
 // Periodic schedules run by echo_worker processes against the real broker
 // (docs/periodic.md): an every-second chain on three workers runs once per
-// nominal time, on time and never two at once; misfire policies after every
-// worker was stopped; and the chain stays single whatever moment a worker is
+// nominal time, on time and never two at once; misfire policies after a
+// 10 s stop of every worker; and the chain stays single whatever moment a worker is
 // killed with SIGKILL: (a) while an occurrence runs, (b) between its
 // successor's confirm and its own ack (two successors then exist: the run
 // claim picks one), (c) while it holds the successor. Counting: a second
@@ -143,9 +143,10 @@ TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per sec
     }
 }
 
-TEST_CASE("echo_worker: after every worker was stopped, misfired occurrences run once (run-once) or are skipped") {
+TEST_CASE("echo_worker: after a 10 s stop of every worker, misfired occurrences run once (run-once), are skipped, "
+          "or the latest 3 run one by one (catch-up 3)") {
     TARRY_REQUIRE_BROKER(url);
-    for (const std::string policy : {"run-once", "skip"}) {
+    for (const std::string policy : {"run-once", "skip", "catch-up"}) {
         CAPTURE(policy);
         const auto q = unique_name("proc-misfire");
         queue_guard guard(url, q);
@@ -159,30 +160,38 @@ TEST_CASE("echo_worker: after every worker was stopped, misfired occurrences run
             REQUIRE(first.wait_exit(30s) == 0);
         }
         // No worker: the first occurrence (within 2 s) waits in the queue and
-        // is found over 1 s late when the next worker starts 4 s later.
-        const auto added = tarry_test::run_process(
-            {build_root() + "/tools/tarry", "schedule", "add", "--url", url, "--queue", q, "--id", "m", "--every-ms",
-             "2000", "--misfire", policy, "--misfire-threshold-ms", "1000"},
-            30s);
+        // is found over 1 s late when the next worker starts 10 s later, when
+        // 5 or 6 occurrences are missed.
+        std::vector<std::string> add{build_root() + "/tools/tarry", "schedule", "add", "--url", url, "--queue", q,
+                                     "--id", "m", "--every-ms", "2000", "--misfire", policy,
+                                     "--misfire-threshold-ms", "1000"};
+        if (policy == "catch-up") add.insert(add.end(), {"--catch-up-limit", "3"});
+        const auto added = tarry_test::run_process(add, 30s);
         REQUIRE_MESSAGE(added.exit_code == 0, added.out << added.err);
-        std::this_thread::sleep_for(4s);
+        std::this_thread::sleep_for(10s);
         const auto started = sys::now();
         worker_process w(url, q);
         REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
-        REQUIRE_MESSAGE(w.wait_count("run", 2, 10s), w.transcript());
+        const std::size_t late_runs = policy == "catch-up" ? 3 : policy == "run-once" ? 1 : 0;
+        REQUIRE_MESSAGE(w.wait_count("run", late_runs + 1, 15s), w.transcript());
         const auto runs = w.of("run");
-        const auto first_due = std::stoll(runs[0].id().substr(2));
-        if (policy == "skip") {
-            // The late one was skipped; the runs are on time, after the start.
-            REQUIRE_MESSAGE(w.count("skipped") == 1, w.transcript());
-            CHECK(w.of("skipped")[0].due() < micros(started) - 1000000);
-            CHECK(first_due * 1000000 > micros(started));
-        } else {
-            CHECK(w.count("skipped") == 0);
-            CHECK(first_due * 1000000 < micros(started) - 1000000);  // the late one ran, once
-            CHECK(runs[0].at() - runs[0].due() > 1000000);
-            CHECK(runs[1].at() - runs[1].due() < 1000000);  // then back on time
+        const auto nominal = [&](std::size_t i) { return std::stoll(runs[i].id().substr(2)); };
+        // The late runs: the first over the threshold late; with catch-up
+        // the latest 3 nominal times up to then, one by one, oldest first.
+        // Then back on time.
+        if (late_runs > 0) CHECK(runs[0].at() - runs[0].due() > 1000000);
+        for (std::size_t i = 0; i < late_runs; ++i) {
+            CAPTURE(i);
+            CHECK(nominal(i) * 1000000 <= runs[0].at());
+            if (i > 0) CHECK(nominal(i) == nominal(i - 1) + 2);
         }
+        CHECK(runs[late_runs].at() - runs[late_runs].due() < 1000000);
+        CHECK(nominal(late_runs) * 1000000 > micros(started));
+        // The first occurrence, the one that waited, was skipped unless it ran.
+        CHECK_MESSAGE(w.count("skipped") == (policy == "run-once" ? 0u : 1u), w.transcript());
+        if (policy != "run-once") CHECK(w.of("skipped")[0].due() < micros(started) - 8000000);
+        if (policy == "catch-up")  // the latest three: the next one was not yet due when the first ran
+            CHECK((nominal(2) + 2) * 1000000 > runs[0].at());
         std::set<std::string> ids;
         for (const auto& r : runs) CHECK_MESSAGE(ids.insert(r.id()).second, r.id() << " ran twice");
         ok(tarry::publisher(c.conn).async_remove_schedule(q, "m", use_future));
