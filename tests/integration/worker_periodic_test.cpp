@@ -66,6 +66,31 @@ void check_one_chain(const std::map<std::int64_t, int>& runs, std::int64_t every
     CHECK_MESSAGE(span == every_s * static_cast<std::int64_t>(runs.size() - 1), "a gap in " << runs.size() << " runs");
 }
 
+/// A queue of one test's own, deleted at its end with its control stream,
+/// and a client.
+struct chain_queue {
+    chain_queue(const std::string& url, const std::string& prefix)
+        : q(unique_name(prefix)), guard(url, q), c(url), stream{c, q} {}
+    std::string q;
+    queue_guard guard;
+    connected_client c;
+    control_stream_cleanup stream;
+};
+
+/// An echo_worker on `q` with one handler thread, ready.
+std::unique_ptr<worker_process> one_thread_worker(const std::string& url, const std::string& q) {
+    auto w = std::make_unique<worker_process>(url, q, std::vector<std::string>{"--workers", "1"});
+    REQUIRE_MESSAGE(w->wait_ready(), w->transcript());
+    return w;
+}
+
+/// Kills `w` with SIGKILL and reads what it printed last.
+void kill_now(worker_process& w) {
+    w.signal(SIGKILL);
+    REQUIRE(w.wait_exit(10s));
+    w.read_rest(200ms);
+}
+
 }  // namespace
 
 TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per second for 30 s, one run at a time, "
@@ -202,30 +227,23 @@ TEST_CASE("echo_worker: after a 10 s stop of every worker, misfired occurrences 
 
 TEST_CASE("echo_worker: (a) killed while an occurrence runs: the next worker runs it again, then one chain") {
     TARRY_REQUIRE_BROKER(url);
-    const auto q = unique_name("chain-a");
-    queue_guard guard(url, q);
-    connected_client c(url);
-    control_stream_cleanup stream{c, q};
-    auto w1 = std::make_unique<worker_process>(url, q, std::vector<std::string>{"--workers", "1"});
-    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
-    upsert_every(c, q, "a", 2000ms, 1000);
+    chain_queue cq(url, "chain-a");
+    auto w1 = one_thread_worker(url, cq.q);
+    upsert_every(cq.c, cq.q, "a", 2000ms, 1000);
     // The second run: the worker reads the control stream by then.
     REQUIRE_MESSAGE(w1->wait_count("run", 2, 10s), w1->transcript());
     const auto fault = nominal_of(w1->of("run")[1], "a");
-    w1->signal(SIGKILL);
-    REQUIRE(w1->wait_exit(10s));
-    w1->read_rest(200ms);
+    kill_now(*w1);
     CHECK(w1->index_of("succeeded", w1->of("run")[1].id()) < 0);  // killed mid-run
-    worker_process w2(url, q, {"--workers", "1"});
-    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
-    REQUIRE_MESSAGE(w2.wait_count("run", 3, 15s), w2.transcript());
-    REQUIRE_MESSAGE(w2.wait_count("succeeded", 3, 5s), w2.transcript());
-    const auto runs = runs_by_nominal({w1.get(), &w2}, "a");
+    auto w2 = one_thread_worker(url, cq.q);
+    REQUIRE_MESSAGE(w2->wait_count("run", 3, 15s), w2->transcript());
+    REQUIRE_MESSAGE(w2->wait_count("succeeded", 3, 5s), w2->transcript());
+    const auto runs = runs_by_nominal({w1.get(), w2.get()}, "a");
     check_one_chain(runs, 2, fault);
     CHECK(runs.at(fault) == 2);  // at least once: it ran again on w2
-    CHECK(nominal_of(w2.of("run")[0], "a") == fault);
-    w2.signal(SIGTERM);
-    CHECK(w2.wait_exit(30s) == 0);
+    CHECK(nominal_of(w2->of("run")[0], "a") == fault);
+    w2->signal(SIGTERM);
+    CHECK(w2->wait_exit(30s) == 0);
 }
 
 TEST_CASE("echo_worker: (b) killed between a successor's confirm and its occurrence's ack: two successors, one runs") {
@@ -235,64 +253,52 @@ TEST_CASE("echo_worker: (b) killed between a successor's confirm and its occurre
     // worker is killed and the relay cut: the broker redelivers the
     // occurrence, whose second run publishes a second successor.
     TARRY_REQUIRE_BROKER(url);
-    const auto q = unique_name("chain-b");
-    queue_guard guard(url, q);
-    connected_client c(url);
-    control_stream_cleanup stream{c, q};
+    chain_queue cq(url, "chain-b");
+    const auto& q = cq.q;
     const auto direct = amqp::parse_url(url).config;
     tarry_test::tcp_relay relay(direct.host, direct.effective_port());
     const auto relayed = "amqp://guest:guest@127.0.0.1:" + std::to_string(relay.port()) + "/%2F";
-    auto w1 = std::make_unique<worker_process>(relayed, q, std::vector<std::string>{"--workers", "1"});
-    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
+    auto w1 = one_thread_worker(relayed, q);
     REQUIRE(relay.accepted() == 2);  // the copies connection first, then the consuming one
-    upsert_every(c, q, "b", 2000ms, 300);
+    upsert_every(cq.c, q, "b", 2000ms, 300);
     REQUIRE_MESSAGE(w1->wait_count("run", 2, 10s), w1->transcript());
     const auto fault_id = w1->of("run")[1].id();
     const auto fault = nominal_of(w1->of("run")[1], "b");
     relay.hold_upstream(1);
     REQUIRE_MESSAGE(w1->read_until([&] { return w1->index_of("succeeded", fault_id) >= 0; }, 5s), w1->transcript());
     CHECK(w1->index_of("scheduled", fault_id) >= 0);  // its successor was confirmed before the ack went out
-    w1->signal(SIGKILL);
-    REQUIRE(w1->wait_exit(10s));
+    kill_now(*w1);
     relay.cut_all();
-    worker_process w2(url, q, {"--workers", "1"});
-    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
-    REQUIRE_MESSAGE(w2.wait_count("run", 4, 15s), w2.transcript());
-    REQUIRE_MESSAGE(w2.wait_count("succeeded", 4, 5s), w2.transcript());
-    const auto runs = runs_by_nominal({w1.get(), &w2}, "b");
+    auto w2 = one_thread_worker(url, q);
+    REQUIRE_MESSAGE(w2->wait_count("run", 4, 15s), w2->transcript());
+    REQUIRE_MESSAGE(w2->wait_count("succeeded", 4, 5s), w2->transcript());
+    const auto runs = runs_by_nominal({w1.get(), w2.get()}, "b");
     check_one_chain(runs, 2, fault);
     CHECK(runs.at(fault) == 2);  // redelivered: it ran again on w2 and published a second successor
-    const auto dedup = w2.of("deduplicated");
-    REQUIRE_MESSAGE(dedup.size() == 1, w2.transcript());
+    const auto dedup = w2->of("deduplicated");
+    REQUIRE_MESSAGE(dedup.size() == 1, w2->transcript());
     CHECK(nominal_of(dedup[0], "b") == fault + 2);  // one of the two successors, acked unrun
-    w2.signal(SIGTERM);
-    CHECK(w2.wait_exit(30s) == 0);
+    w2->signal(SIGTERM);
+    CHECK(w2->wait_exit(30s) == 0);
 }
 
 TEST_CASE("echo_worker: (c) killed while it holds the successor: the next worker runs it once, on time") {
     TARRY_REQUIRE_BROKER(url);
-    const auto q = unique_name("chain-c");
-    queue_guard guard(url, q);
-    connected_client c(url);
-    control_stream_cleanup stream{c, q};
-    auto w1 = std::make_unique<worker_process>(url, q, std::vector<std::string>{"--workers", "1"});
-    REQUIRE_MESSAGE(w1->wait_ready(), w1->transcript());
-    upsert_every(c, q, "c", 3000ms, 0);
+    chain_queue cq(url, "chain-c");
+    auto w1 = one_thread_worker(url, cq.q);
+    upsert_every(cq.c, cq.q, "c", 3000ms, 0);
     REQUIRE_MESSAGE(w1->wait_count("succeeded", 2, 12s), w1->transcript());
     std::this_thread::sleep_for(300ms);  // the successor is delivered, held and claimed
-    w1->signal(SIGKILL);
-    REQUIRE(w1->wait_exit(10s));
-    w1->read_rest(200ms);
+    kill_now(*w1);
     const auto held = nominal_of(w1->of("run").back(), "c") + 3;
-    worker_process w2(url, q, {"--workers", "1"});
-    REQUIRE_MESSAGE(w2.wait_ready(), w2.transcript());
-    REQUIRE_MESSAGE(w2.wait_count("run", 2, 15s), w2.transcript());
-    const auto runs = runs_by_nominal({w1.get(), &w2}, "c");
+    auto w2 = one_thread_worker(url, cq.q);
+    REQUIRE_MESSAGE(w2->wait_count("run", 2, 15s), w2->transcript());
+    const auto runs = runs_by_nominal({w1.get(), w2.get()}, "c");
     check_one_chain(runs, 3);
-    const auto first = w2.of("run")[0];
+    const auto first = w2->of("run")[0];
     CHECK(nominal_of(first, "c") == held);
     CHECK(first.at() >= first.due());
-    CHECK(w2.count("deduplicated") == 0);
-    w2.signal(SIGTERM);
-    CHECK(w2.wait_exit(30s) == 0);
+    CHECK(w2->count("deduplicated") == 0);
+    w2->signal(SIGTERM);
+    CHECK(w2->wait_exit(30s) == 0);
 }

@@ -234,6 +234,10 @@ private:
     void cancel_one(const held_job& j, moment now, bool after_run = false);
     /// Acks a misfired occurrence without running it: event `skipped`.
     void skip_one(const held_job& j, moment now);
+    /// Acks j without running it (further): `counter` counts it, event `k`
+    /// says `reason`. Nothing when j is no longer current.
+    void ack_unrun(const held_job& j, job_event::kind k, std::atomic<std::uint64_t>& counter, const char* reason,
+                   moment now, bool cancel_requested = false);
     /// The lane's counts for j, which leaves them; false if j is not current.
     bool settling(const held_job& j);
     bool current(const held_job& j) const noexcept { return lanes_.current(j.lane, j.generation); }

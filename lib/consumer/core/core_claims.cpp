@@ -68,12 +68,8 @@ void consumer_core::recheck_claims(moment now, bool remake) {
 }
 
 void consumer_core::deduplicate_one(const held_job& j, moment now) {
-    if (!settling(j)) return;
-    actions_.push_back(action::ack{j.lane, j.generation, j.delivery_tag});
-    ++counters_.deduplicated;
-    auto e = event_of(j, job_event::kind::deduplicated, now.wall);
-    e.reason = "another copy of this occurrence won its run claim: acknowledged without running";
-    emit(std::move(e));
+    ack_unrun(j, job_event::kind::deduplicated, counters_.deduplicated,
+              "another copy of this occurrence won its run claim: acknowledged without running", now);
 }
 
 }  // namespace tarry::detail

@@ -177,22 +177,25 @@ bool consumer_core::covered(const amqp::basic_properties& props, wall_time now) 
 }
 
 void consumer_core::skip_one(const held_job& j, moment now) {
-    if (!settling(j)) return;
-    actions_.push_back(action::ack{j.lane, j.generation, j.delivery_tag});
-    ++counters_.skipped;
-    auto e = event_of(j, job_event::kind::skipped, now.wall);
-    e.reason = "misfired: found later than its misfire threshold, and its misfire policy does not run it";
-    emit(std::move(e));
+    ack_unrun(j, job_event::kind::skipped, counters_.skipped,
+              "misfired: found later than its misfire threshold, and its misfire policy does not run it", now);
 }
 
 void consumer_core::cancel_one(const held_job& j, moment now, bool after_run) {
+    ack_unrun(j, job_event::kind::cancelled, counters_.cancelled,
+              after_run ? "a cancel was read while it ran, and the run did not succeed: not retried"
+                        : "a tombstone covers it: acknowledged without running",
+              now, after_run);
+}
+
+void consumer_core::ack_unrun(const held_job& j, job_event::kind k, std::atomic<std::uint64_t>& counter,
+                              const char* reason, moment now, bool cancel_requested) {
     if (!settling(j)) return;
     actions_.push_back(action::ack{j.lane, j.generation, j.delivery_tag});
-    ++counters_.cancelled;
-    auto e = event_of(j, job_event::kind::cancelled, now.wall);
-    e.cancel_requested = after_run;
-    e.reason = after_run ? "a cancel was read while it ran, and the run did not succeed: not retried"
-                         : "a tombstone covers it: acknowledged without running";
+    ++counter;
+    auto e = event_of(j, k, now.wall);
+    e.cancel_requested = cancel_requested;
+    e.reason = reason;
     emit(std::move(e));
 }
 

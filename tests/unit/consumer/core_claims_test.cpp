@@ -42,6 +42,19 @@ void hand_back(harness& h, finished_job::result what) {
     h.core.finished({std::move(*j), what, std::nullopt, h.clock.wall_now()}, h.now());
 }
 
+/// Claims in force; copy `copy` of the occurrence due a second from now is
+/// delivered (tag 1), held, and handed back by a worker as `what` when it
+/// falls due. Its occurrence and its lane's generation.
+std::pair<occurrence, std::uint32_t> fall_due(harness& h, const std::string& copy, finished_job::result what) {
+    h.claims.enforced = true;
+    const auto gen = h.subscribe();
+    const auto o = next_occurrence(h, 1s, copy);
+    deliver(h, gen, 1, o);
+    h.advance(o.nominal - h.clock.wall_now());
+    hand_back(h, what);
+    return {o, gen};
+}
+
 }  // namespace
 
 TEST_CASE("an occurrence admitted to be held is claimed at once, with its occurrence id and copy id") {
@@ -134,15 +147,9 @@ TEST_CASE("fault: a copy admitted after another copy's claim was read is acked u
 
 TEST_CASE("fault: a copy that falls due before any claim was read waits unacked; its own claim read, it runs") {
     harness h;
-    h.claims.enforced = true;
-    const auto gen = h.subscribe();
-    const auto o = next_occurrence(h, 1s, "c1");
-    deliver(h, gen, 1, o);
-    REQUIRE(h.take<action::claim>().size() == 1);
-    h.advance(o.nominal - h.clock.wall_now());
-    hand_back(h, finished_job::result::unclaimed);  // the worker found no claim
+    const auto o = fall_due(h, "c1", finished_job::result::unclaimed).first;  // the worker found no claim
     CHECK(h.core.awaiting_claims() == 1);
-    CHECK(h.take<action::claim>().size() == 1);  // made again at once
+    CHECK(h.take<action::claim>().size() == 2);  // at admission, and again at once
     CHECK(h.take<action::ack>().empty());
     CHECK(h.take<action::nack>().empty());
     CHECK_FALSE(h.pop());
@@ -163,12 +170,7 @@ TEST_CASE("fault: a copy that falls due before any claim was read waits unacked;
 
 TEST_CASE("fault: a copy waiting for its claim whose occurrence another copy won is acked unrun") {
     harness h;
-    h.claims.enforced = true;
-    const auto gen = h.subscribe();
-    const auto o = next_occurrence(h, 1s, "c2");
-    deliver(h, gen, 1, o);
-    h.advance(o.nominal - h.clock.wall_now());
-    hand_back(h, finished_job::result::unclaimed);
+    const auto o = fall_due(h, "c2", finished_job::result::unclaimed).first;
     h.claims.winners[o.id()] = "c1";
     h.core.claims_read(h.now());
     CHECK(h.core.awaiting_claims() == 0);
@@ -196,14 +198,8 @@ TEST_CASE("fault: while the stream is down, a waiting copy's claim is made again
     auto options = small_options();
     options.broker_consumer_timeout = 20s;  // given back 2 s before (backlog_margin)
     harness h(options);
-    h.claims.enforced = true;
-    const auto gen = h.subscribe();
-    const auto o = next_occurrence(h, 1s, "c1");
     const auto delivered = h.clock.now();
-    deliver(h, gen, 1, o);
-    h.take<action::claim>();
-    h.advance(o.nominal - h.clock.wall_now());
-    hand_back(h, finished_job::result::unclaimed);
+    fall_due(h, "c1", finished_job::result::unclaimed);
     h.take<action::claim>();
     for (int i = 0; i < 2; ++i) {
         h.advance(1s);
@@ -223,12 +219,7 @@ TEST_CASE("fault: while the stream is down, a waiting copy's claim is made again
 
 TEST_CASE("fault: the lane of a copy waiting for its claim is lost: dropped, never acked or run") {
     harness h;
-    h.claims.enforced = true;
-    const auto gen = h.subscribe();
-    const auto o = next_occurrence(h, 1s, "c1");
-    deliver(h, gen, 1, o);
-    h.advance(o.nominal - h.clock.wall_now());
-    hand_back(h, finished_job::result::unclaimed);
+    const auto [o, gen] = fall_due(h, "c1", finished_job::result::unclaimed);
     h.core.lane_lost(0, gen, "channel closed", h.now());
     h.core.sweep(h.now());
     CHECK(h.core.awaiting_claims() == 0);
@@ -241,12 +232,7 @@ TEST_CASE("fault: the lane of a copy waiting for its claim is lost: dropped, nev
 
 TEST_CASE("fault: stop while a copy waits for its claim: given back (shutdown)") {
     harness h;
-    h.claims.enforced = true;
-    const auto gen = h.subscribe();
-    const auto o = next_occurrence(h, 1s, "c1");
-    deliver(h, gen, 1, o);
-    h.advance(o.nominal - h.clock.wall_now());
-    hand_back(h, finished_job::result::unclaimed);
+    fall_due(h, "c1", finished_job::result::unclaimed);
     h.core.stop(h.now());
     CHECK(h.core.awaiting_claims() == 0);
     CHECK(h.take<action::nack>().size() == 1);
