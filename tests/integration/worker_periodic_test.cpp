@@ -95,6 +95,9 @@ void kill_now(worker_process& w) {
 
 TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per second for 30 s, one run at a time, "
           "on time") {
+    // Beside it, an every-100-ms schedule on the same workers: its runs
+    // count once each too, and give the lateness percentiles 330 samples
+    // instead of 30 (of 30, p99 is the slowest one).
     TARRY_REQUIRE_BROKER(url);
     const auto q = unique_name("proc-periodic");
     queue_guard guard(url, q);
@@ -105,10 +108,12 @@ TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per sec
         workers.push_back(std::make_unique<worker_process>(url, q));
         REQUIRE_MESSAGE(workers.back()->wait_ready(), workers.back()->transcript());
     }
-    const auto added = tarry_test::run_process({build_root() + "/tools/tarry", "schedule", "add", "--url", url,
-                                                "--queue", q, "--id", "beat", "--every-ms", "1000"},
-                                               30s);
-    REQUIRE_MESSAGE(added.exit_code == 0, added.out << added.err);
+    for (const auto& [id, every] : {std::pair<std::string, std::string>{"beat", "1000"}, {"pulse", "100"}}) {
+        const auto added = tarry_test::run_process({build_root() + "/tools/tarry", "schedule", "add", "--url", url,
+                                                    "--queue", q, "--id", id, "--every-ms", every},
+                                                   30s);
+        REQUIRE_MESSAGE(added.exit_code == 0, added.out << added.err);
+    }
     const auto start = sys::now();
     constexpr int seconds = 30;
     const auto total_runs = [&] {
@@ -120,44 +125,55 @@ TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per sec
         for (auto& w : workers) w->read_until([] { return false; }, 50ms);
     const auto stop_at = sys::now();
     ok(tarry::publisher(c.conn).async_remove_schedule(q, "beat", use_future));
+    ok(tarry::publisher(c.conn).async_remove_schedule(q, "pulse", use_future));
     for (auto& w : workers) w->read_until([] { return false; }, 1500ms);
 
     // Every run, by nominal time (its id): once each, on consecutive seconds.
-    std::map<std::int64_t, int> runs;  // nominal second -> runs
-    std::vector<std::int64_t> late_us;
+    std::map<std::int64_t, int> runs;          // beat: nominal second -> runs
+    std::map<std::string, int> pulse_runs;     // pulse: id -> runs
+    std::vector<std::int64_t> late_us;         // both
     for (auto& w : workers)
         for (const auto& e : w->of("run")) {
+            late_us.push_back(e.at() - e.due());
+            if (late_us.back() > 5000) MESSAGE("late by " << late_us.back() << " us: " << e.raw);
+            if (e.id().rfind("pulse@", 0) == 0) {
+                ++pulse_runs[e.id()];
+                continue;
+            }
             REQUIRE(e.id().rfind("beat@", 0) == 0);
             const auto nominal = std::stoll(e.id().substr(5));
             ++runs[nominal];
             CHECK_MESSAGE(e.due() == nominal * 1000000, e.raw);
-            late_us.push_back(e.at() - e.due());
-            if (late_us.back() > 5000) MESSAGE("late by " << late_us.back() << " us: " << e.raw);
         }
+    for (const auto& [id, n] : pulse_runs) CHECK_MESSAGE(n == 1, id << " ran " << n << " times");
+    CHECK_MESSAGE(pulse_runs.size() >= 250, pulse_runs.size() << " runs of the every-100-ms schedule");
     for (const auto& [nominal, n] : runs) CHECK_MESSAGE(n == 1, "beat@" << nominal << " ran " << n << " times");
     REQUIRE(!runs.empty());
     CHECK(runs.rbegin()->first - runs.begin()->first + 1 == static_cast<std::int64_t>(runs.size()));  // no gap
     const auto expected = std::chrono::duration_cast<std::chrono::seconds>(stop_at - start).count();
     CHECK_MESSAGE(std::abs(static_cast<long>(runs.size()) - static_cast<long>(expected)) <= 1,
                   runs.size() << " runs in " << expected << " s");
-    // Never two at once: each run ended before the next one started.
-    std::vector<std::pair<std::int64_t, std::int64_t>> spans;  // (run at, succeeded at)
-    for (auto& w : workers)
-        for (const auto& e : w->of("run")) {
-            const auto done = std::find_if(w->events().begin(), w->events().end(), [&](const worker_event& s) {
-                return s.what() == "succeeded" && s.id() == e.id();
-            });
-            if (done != w->events().end()) spans.emplace_back(e.at(), done->at());
-        }
-    std::sort(spans.begin(), spans.end());
-    for (std::size_t i = 1; i < spans.size(); ++i)
-        CHECK_MESSAGE(spans[i - 1].second <= spans[i].first, "two runs at once at " << spans[i].first);
+    // Never two at once (per schedule): each run ended before the next one started.
+    for (const std::string prefix : {"beat@", "pulse@"}) {
+        std::vector<std::pair<std::int64_t, std::int64_t>> spans;  // (run at, succeeded at)
+        for (auto& w : workers)
+            for (const auto& e : w->of("run")) {
+                if (e.id().rfind(prefix, 0) != 0) continue;
+                const auto done = std::find_if(w->events().begin(), w->events().end(), [&](const worker_event& s) {
+                    return s.what() == "succeeded" && s.id() == e.id();
+                });
+                if (done != w->events().end()) spans.emplace_back(e.at(), done->at());
+            }
+        std::sort(spans.begin(), spans.end());
+        for (std::size_t i = 1; i < spans.size(); ++i)
+            CHECK_MESSAGE(spans[i - 1].second <= spans[i].first, prefix << " two runs at once at " << spans[i].first);
+    }
     std::sort(late_us.begin(), late_us.end());
     CHECK(late_us.front() >= 0);  // never early
     const auto p99 = late_us[late_us.size() * 99 / 100];
     MESSAGE("first nominal " << runs.begin()->first);
-    MESSAGE("start - nominal: p50 " << late_us[late_us.size() / 2] << " us, p99 " << p99 << " us, over "
-                                    << late_us.size() << " runs");
+    MESSAGE("start - nominal: p50 " << late_us[late_us.size() / 2] << " us, p99 " << p99 << " us, max "
+                                    << late_us.back() << " us, over " << late_us.size() << " runs");
     CHECK_MESSAGE(p99 <= 5000, p99);  // the issue's bound: [0, 5 ms] at p99
     std::size_t scheduled = 0;
     for (auto& w : workers) scheduled += w->count("scheduled");
