@@ -21,6 +21,12 @@ namespace {
 // a nominal takes up to 24 (sign, digits, fraction).
 constexpr std::size_t max_schedule_id = 230;
 
+// The chain's first occurrence is the first one at least this long after
+// the command: the command declares the stream (and then waits 100 ms for
+// it), appends its entry and only then publishes the occurrence, so one due
+// sooner would reach the queue already late.
+constexpr std::chrono::milliseconds first_occurrence_lead{250};
+
 amqp::diagnostics schedule_id_refusal(const std::string& id) {
     if (id.empty()) return amqp::diagnostics::from(amqp::errc::invalid_argument, "the schedule id is empty");
     if (id.size() > max_schedule_id)
@@ -41,7 +47,7 @@ void publisher::upsert_schedule_(std::string queue, std::string schedule_id, per
         return s_->refuse(std::move(h), amqp::diagnostics::from(compiled.error, "schedule '" + schedule_id +
                                                                                   "': " + compiled.detail));
     const wall_time now = std::chrono::system_clock::now();
-    const auto first = compiled.schedule->first(now);
+    const auto first = compiled.schedule->first(now + first_occurrence_lead);
     if (!first)
         return s_->refuse(std::move(h), amqp::diagnostics::from(periodic::errc::invalid_schedule,
                                                                 "schedule '" + schedule_id +

@@ -3,7 +3,8 @@
 // successor's confirm and its occurrence's ack leaves) reach a consumer;
 // each is claimed on the queue's control stream when admitted, and only the
 // copy whose claim the stream holds first runs. The other is acked unrun
-// (event deduplicated), and no second successor follows.
+// (event deduplicated; at admission, unclaimed, when the first claim was
+// read by then), and no second successor follows.
 #include "consumer_fixture.hpp"
 #include "control_entries.hpp"
 
@@ -18,7 +19,7 @@
 using namespace consumer_it;
 
 TEST_CASE("run claims: of two copies of one occurrence, the one claimed first on the stream runs, the other is "
-          "acked unrun; both claims are on the stream") {
+          "acked unrun") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     auto o = options_for(unique_name("claims"));
@@ -77,8 +78,10 @@ TEST_CASE("run claims: of two copies of one occurrence, the one claimed first on
         CHECK(cl.nominal == nominal_text);
         copies.push_back(cl.copy);
     }
-    REQUIRE(copies.size() == 2);
-    CHECK(std::set<std::string>(copies.begin(), copies.end()) == std::set<std::string>{"copy-one", "copy-two"});
+    // Both, when the second copy was admitted before the first claim was
+    // read; else the second was acked at admission, unclaimed.
+    REQUIRE(!copies.empty());
+    for (const auto& copy : copies) CHECK((copy == "copy-one" || copy == "copy-two"));
     std::lock_guard lock(ran_mutex);
     REQUIRE(ran_copies.size() == 1);
     CHECK(ran_copies[0] == copies[0]);  // the first claim's copy ran

@@ -237,8 +237,9 @@ public:
     /// Upserts periodic schedule `schedule_id` of `queue`: appends its spec
     /// and `msg` (the occurrences' template: body and properties) to the
     /// queue's control stream with a new generation g, then publishes the
-    /// chain's first occurrence (due at recurrence::first(now)) to the
-    /// default exchange with routing key `queue`; both confirmed →
+    /// chain's first occurrence (due at recurrence::first(now + 250 ms): the
+    /// command's own round trips come first, so that it arrives on time) to
+    /// the default exchange with routing key `queue`; both confirmed →
     /// void(std::error_code). Idempotent: the upsert supersedes every
     /// earlier one of the id (their occurrences are dropped when a consumer
     /// admits or releases them) and starts the one new chain; of ten
