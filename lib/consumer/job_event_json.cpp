@@ -1,42 +1,14 @@
 // Job events as JSON (see the header).
 #include "tarry/consumer/job_event_json.hpp"
 
+#include "tarry/amqp/wire/utf8.hpp"
+
 #include <chrono>
 #include <cstdio>
 
 namespace tarry {
 
-namespace {
-
-// Length of the well-formed UTF-8 sequence at the start of `s` (1 to 4
-// bytes), or 0 when it does not start with one (a stray continuation byte,
-// a cut sequence, an overlong form, a surrogate, above U+10FFFF).
-std::size_t utf8_sequence(std::string_view s) {
-    const auto b = [&s](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-    const unsigned char c = b(0);
-    if (c < 0x80) return 1;
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0) lo = 0xa0;  // no overlong forms
-        if (c == 0xed) hi = 0x9f;  // no surrogates
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0) lo = 0x90;  // no overlong forms
-        if (c == 0xf4) hi = 0x8f;  // nothing above U+10FFFF
-    } else {
-        return 0;
-    }
-    if (s.size() < n || b(1) < lo || b(1) > hi) return 0;
-    for (std::size_t i = 2; i < n; ++i)
-        if (b(i) < 0x80 || b(i) > 0xbf) return 0;
-    return n;
-}
-
-}  // namespace
+using amqp::wire::utf8_sequence;
 
 std::string json_quoted(std::string_view s) {
     std::string out;
