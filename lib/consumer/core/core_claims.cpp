@@ -28,7 +28,7 @@ std::optional<std::pair<control::run_claim, claim_verdict>> consumer_core::claim
 }
 
 void consumer_core::await_claim(held_job j, moment now) {
-    const auto props = j.msg.kept() ? j.msg.kept()->properties : j.msg.properties();
+    const auto props = j.msg.properties();
     if (auto claim = claim_check(props, j.attempt, now); claim && claim->second == claim_verdict::unknown)
         actions_.push_back(action::claim{std::move(claim->first)});
     unclaimed_.push_back(std::move(j));
@@ -49,7 +49,7 @@ void consumer_core::recheck_claims(moment now, bool remake) {
             drop(j, "its channel was lost before it ran", now);
             continue;
         }
-        const auto props = j.msg.kept() ? j.msg.kept()->properties : j.msg.properties();
+        const auto props = j.msg.properties();
         auto claim = claim_check(props, j.attempt, now);
         const auto verdict = claim && claims_->in_force() ? claim->second : claim_verdict::runs;
         if (verdict == claim_verdict::runs) {

@@ -94,7 +94,7 @@ void consumer_core::settle(held_job j, const job_outcome& outcome, wall_time sta
     // owner no longer wants).
     const bool cancel_requested =
         cancels_ != nullptr && cancels_->any() &&
-        covered(j.msg.kept() ? j.msg.kept()->properties : j.msg.properties(), now.wall);
+        covered(j.msg.properties(), now.wall);
     if (cancel_requested && outcome.what() != job_outcome::kind::success) {
         cancel_one(j, now, true);
         return;
