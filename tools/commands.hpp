@@ -18,5 +18,7 @@ struct command {
 int publish_command(int argc, char** argv);
 int job_command(int argc, char** argv);
 int schedule_command(int argc, char** argv);
+int topology_command(int argc, char** argv);
+int delay_command(int argc, char** argv);
 
 }  // namespace cli

@@ -21,6 +21,8 @@ constexpr cli::command commands[] = {
     {"publish", "publish one job and wait for the broker's confirm", cli::publish_command},
     {"job", "cancel or reschedule a job by its id (tarry job --help)", cli::job_command},
     {"schedule", "add, list or remove periodic jobs (tarry schedule --help)", cli::schedule_command},
+    {"topology", "declare or export the broker-side delay cascade (tarry topology --help)", cli::topology_command},
+    {"delay", "deliver one message to any exchange after a delay, through the cascade", cli::delay_command},
 };
 
 void print_usage(std::FILE* to) {

@@ -14,7 +14,7 @@ amqp::queue_options durable(std::string name, queue_kind kind, bool declare) {
     q.name = std::move(name);
     q.durable = true;
     q.passive = !declare;
-    if (kind == queue_kind::quorum) q.arguments.set("x-queue-type", std::string("quorum"));
+    amqp::add_queue_kind_arguments(q.arguments, kind, false);
     return q;
 }
 
@@ -29,12 +29,9 @@ std::vector<amqp::queue_options> consumer_topology(const subscription_options& o
     for (const auto& w : ladder.queues()) {
         auto q = durable(w.name, o.queue_type, o.declare_own_queues);
         for (const auto& a : w.arguments.entries()) q.arguments.set(a.name, a.value);
-        if (o.queue_type == queue_kind::quorum) {
-            // An expired job leaves its wait queue only once the work queue
-            // has confirmed it (RabbitMQ 3.10+; needs reject-publish).
-            q.arguments.set("x-dead-letter-strategy", std::string("at-least-once"));
-            q.arguments.set("x-overflow", std::string("reject-publish"));
-        }
+        // An expired job leaves its wait queue only once the work queue
+        // has confirmed it.
+        amqp::add_queue_kind_arguments(q.arguments, o.queue_type, true);
         queues.push_back(std::move(q));
     }
     return queues;

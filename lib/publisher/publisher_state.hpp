@@ -7,6 +7,7 @@
 #include "in_flight.hpp"
 
 #include "tarry/control/stream_reading.hpp"
+#include "tarry/parking/delay_cascade.hpp"
 #include "tarry/publisher/publisher.hpp"
 
 #include <boost/asio/strand.hpp>
@@ -66,6 +67,16 @@ struct publisher::state : std::enable_shared_from_this<publisher::state> {
     /// `queue`'s control stream is gone (a tombstone came back
     /// unroutable): the next command declares it again. Any thread.
     void forget_control_stream(const std::string& queue);
+    /// What runs once a delayed publish's way is ready (move-only): the
+    /// cascade, or why there is none.
+    using cascade_handler =
+        boost::asio::any_completion_handler<void(amqp::diagnostics, std::shared_ptr<const parking::delay_cascade>)>;
+    /// Calls `then` on the strand with the delay cascade (its spec from the
+    /// options, else read from the broker the first time) once
+    /// `destination`'s delivery queue is declared, on a channel of its own;
+    /// at once when both were done before. Any thread, while the publisher
+    /// lives.
+    void with_delay_destination(parking::cascade_destination destination, cascade_handler then);
     amqp::diagnostics last_error() const;
     /// The publisher is gone (its destructor): the connection is not used
     /// after this returns, and the channel is closed once nothing is
@@ -96,6 +107,8 @@ private:
     amqp::channel current_;          ///< the channel last opened (a copy of channel_)
     std::uint64_t channels_opened_ = 0;
     std::set<std::string, std::less<>> control_streams_;  ///< queues whose stream this publisher declared
+    std::shared_ptr<const parking::delay_cascade> cascade_;  ///< once known
+    std::set<std::string, std::less<>> delivery_queues_;     ///< destination words declared
 
     // On the strand only.
     amqp::channel channel_;

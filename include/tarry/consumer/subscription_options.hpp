@@ -2,6 +2,7 @@
 // documented defaults, checked once by validate() before anything starts.
 #pragma once
 
+#include "tarry/amqp/queue_kind.hpp"
 #include "tarry/retry/backoff.hpp"
 
 #include <chrono>
@@ -15,10 +16,7 @@
 namespace tarry {
 
 /// The kind of queue the consumer declares (see subscription_options::queue_type).
-enum class queue_kind {
-    classic,  ///< one node's queue (durable)
-    quorum,   ///< replicated over a cluster's nodes (Raft); x-queue-type quorum
-};
+using queue_kind = amqp::queue_kind;
 
 struct subscription_options {
     /// The work queue. Required.

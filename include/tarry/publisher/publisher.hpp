@@ -48,6 +48,7 @@
 #include "tarry/amqp/connection.hpp"
 #include "tarry/control/schedule_entry.hpp"
 #include "tarry/periodic/recurrence.hpp"
+#include "tarry/parking/delay_cascade.hpp"
 #include "tarry/publisher/publish_error.hpp"
 #include "tarry/time/time_points.hpp"
 
@@ -110,6 +111,11 @@ struct publisher_options {
     /// async_publish sets delivery_mode 2 (persistent) unless the message
     /// sets it (default true).
     bool persistent = true;
+    /// The delay cascade async_publish_delayed goes through: its spec, or
+    /// nothing (default) to read it from the broker on first use, from the
+    /// descriptor of the cascade declared under delay_cascade_prefix.
+    std::optional<parking::cascade_spec> delay_cascade;
+    std::string delay_cascade_prefix = "tarry.delay";
 };
 
 /// Counters since construction. A snapshot; each counter is read on its
@@ -302,6 +308,45 @@ public:
             with_diag, std::move(queue), timeout);
     }
 
+    // ---- broker-side delays to any queue (docs/cascades.md) --------------
+
+    /// Delivers `msg` to `exchange` with `routing_key` (any exchange type,
+    /// the default exchange too) after `delay`, through the delay cascade
+    /// declared on the broker (tarry/parking/delay_cascade.hpp), so any
+    /// consumer receives it then: pika, Celery, another language. The
+    /// message is published exactly as given (no schedule headers; a
+    /// persistent delivery_mode per the options) but without x-death, so a
+    /// retried message is never dropped as a dead-letter cycle. Completes →
+    /// void(std::error_code) once the broker confirmed it into the cascade;
+    /// it arrives after `delay` rounded up to whole units of the cascade
+    /// (never early; later by each hop's dead-lettering, about a
+    /// millisecond). A delay of 0 or less publishes straight to the
+    /// destination. On first use the publisher reads the cascade's
+    /// descriptor (publisher_options::delay_cascade_prefix) unless the
+    /// options give its spec, and declares the destination's delivery
+    /// queue (once per destination). Refused before sending:
+    /// delay_exceeds_max (above the cascade's longest delay),
+    /// amqp::errc::invalid_argument for a message with an expiration (it
+    /// would cut the wait short). Fails with std::errc::no_message_available
+    /// when no cascade was declared under the prefix (its descriptor queue
+    /// is empty) or the broker's 404 when its queue is missing.
+    template <class Token>
+    auto async_publish_delayed(std::string exchange, std::string routing_key, amqp::message msg,
+                               std::chrono::milliseconds delay, Token&& token) {
+        return boost::asio::async_initiate<Token, void(std::error_code)>(
+            [this](completion h, std::string x, std::string k, amqp::message m, std::chrono::milliseconds d) {
+                publish_delayed_(std::move(x), std::move(k), std::move(m), d, std::move(h));
+            },
+            token, std::move(exchange), std::move(routing_key), std::move(msg), delay);
+    }
+    /// The same, with this publish's diagnostics in `diag`.
+    template <class Token>
+    auto async_publish_delayed(std::string exchange, std::string routing_key, amqp::message msg,
+                               std::chrono::milliseconds delay, amqp::diagnostics& diag, Token&& token) {
+        return async_publish_delayed(std::move(exchange), std::move(routing_key), std::move(msg), delay,
+                                     amqp::detail::with_diagnostics(diag, std::forward<Token>(token)));
+    }
+
     /// Thread-safe.
     publisher_stats stats() const noexcept;
     /// The latest failure of any publish, as its diagnostics said. Empty
@@ -325,6 +370,8 @@ private:
                           completion h);
     void remove_schedule_(std::string queue, std::string schedule_id, completion h);
     void list_schedules_(std::string queue, std::chrono::milliseconds timeout, list_completion h);
+    void publish_delayed_(std::string exchange, std::string routing_key, amqp::message msg,
+                          std::chrono::milliseconds delay, completion h);
 
     std::shared_ptr<state> s_;
 };
