@@ -4,6 +4,7 @@
 
 #include "tarry/control/control_stream.hpp"
 #include "tarry/control/schedule_entry.hpp"
+#include "tarry/parking/cascade_declaration.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -249,6 +250,10 @@ asio::awaitable<amqp::diagnostics> consumer::impl::declare_topology() {
             result = failure("declaring queue '" + name + "'", diag);
             break;
         }
+    }
+    if (auto cascade = detail::cascade_parking(options_); cascade && !result.code) {
+        if (co_await parking::async_declare(conn_.get_executor(), ch, std::move(*cascade), diag, use_awaitable))
+            result = failure("declaring the parking cascade", diag);
     }
     if (!result.code && options_.publish_events) {
         amqp::exchange_options events;

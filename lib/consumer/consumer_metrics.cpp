@@ -35,6 +35,7 @@ held_jobs_page consumer::impl::held_jobs(std::size_t limit, std::string_view aft
 }
 
 std::vector<std::string> consumer::impl::wait_queues() const {
+    if (options_.parking_strategy) return {};  // the cascade's queues are shared by every destination
     const parking::wait_ladder ladder(options_.queue, options_.effective_min_park_ttl(), options_.hold_horizon);
     std::vector<std::string> names;
     for (const auto& q : ladder.queues()) names.push_back(q.name);

@@ -3,6 +3,8 @@
 
 #include "tarry/parking/wait_ladder.hpp"
 
+#include <algorithm>
+
 #include <string>
 
 namespace tarry::detail {
@@ -25,6 +27,7 @@ std::vector<amqp::queue_options> consumer_topology(const subscription_options& o
     queues.push_back(durable(o.queue, o.queue_type, o.declare_queue));
     if (o.dead_letter_exchange.empty())
         queues.push_back(durable(o.dead_letter_queue_name(), o.queue_type, o.declare_own_queues));
+    if (o.parking_strategy) return queues;  // parked through a delay cascade instead (cascade_parking)
     const parking::wait_ladder ladder(o.queue, o.effective_min_park_ttl(), o.hold_horizon);
     for (const auto& w : ladder.queues()) {
         auto q = durable(w.name, o.queue_type, o.declare_own_queues);
@@ -35,6 +38,27 @@ std::vector<amqp::queue_options> consumer_topology(const subscription_options& o
         queues.push_back(std::move(q));
     }
     return queues;
+}
+
+std::optional<parking::cascade_topology> cascade_parking(const subscription_options& o) {
+    if (!o.parking_strategy) return std::nullopt;
+    const parking::delay_cascade cascade(*o.parking_strategy);
+    auto t = cascade.topology();
+    auto delivery = cascade.delivery({"", o.queue});
+    t.queues.insert(t.queues.end(), delivery.queues.begin(), delivery.queues.end());
+    t.bindings.insert(t.bindings.end(), delivery.bindings.begin(), delivery.bindings.end());
+    if (!o.declare_own_queues) {
+        // Only check: the entry exchange and the work queue's delivery queue.
+        parking::cascade_topology check;
+        auto entry = std::find_if(t.exchanges.begin(), t.exchanges.end(),
+                                  [&](const amqp::exchange_options& x) { return x.name == cascade.entry_exchange(); });
+        check.exchanges.push_back(*entry);
+        check.exchanges.back().passive = true;
+        check.queues.push_back(delivery.queues.front());
+        check.queues.back().passive = true;
+        return check;
+    }
+    return t;
 }
 
 }  // namespace tarry::detail

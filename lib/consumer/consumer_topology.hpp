@@ -7,12 +7,22 @@
 
 #include "tarry/amqp/channel_options.hpp"
 #include "tarry/consumer/subscription_options.hpp"
+#include "tarry/parking/delay_cascade.hpp"
+
+#include <optional>
 
 #include <vector>
 
 namespace tarry::detail {
 
-/// In declaration order: the work queue first.
+/// In declaration order: the work queue first. No wait queues when
+/// parking goes through a delay cascade.
 std::vector<amqp::queue_options> consumer_topology(const subscription_options& o);
+
+/// With a parking_strategy: the delay cascade and the work queue's delivery
+/// queue, to declare after the queues above; only the entry exchange and
+/// that delivery queue, passive, when declare_own_queues is false. Nothing
+/// with the wait ladder.
+std::optional<parking::cascade_topology> cascade_parking(const subscription_options& o);
 
 }  // namespace tarry::detail

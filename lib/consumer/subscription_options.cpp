@@ -95,6 +95,8 @@ std::optional<option_problem> validate(const subscription_options& o) {
         return problem("hold_horizon (" + ms(o.hold_horizon) + ") must be at least min_park_ttl + " +
                "park_margin (" + ms(shortest + o.park_margin) +
                "), or a job beyond it could not be parked");
+    if (o.parking_strategy)
+        if (auto why = parking::check(*o.parking_strategy); why.code) return problem("parking_strategy: " + why.message);
     if (o.max_held == 0) return problem("max_held: at least one job must be holdable");
     if (o.channels > 1000)
         return problem("channels: " + std::to_string(o.channels) + " consuming channels is too many (at most 1000)");

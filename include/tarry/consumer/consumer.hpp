@@ -171,7 +171,9 @@ public:
     /// with `next` = `after` (docs/consumer.md, "Metrics, health and the
     /// held jobs").
     held_jobs_page held_jobs(std::size_t limit, std::string_view after, std::error_code& ec) const;
-    /// The wait queues jobs are parked in, shortest TTL first.
+    /// The wait queues jobs are parked in, shortest TTL first; none when
+    /// they are parked through a delay cascade (parking_strategy), whose
+    /// queues other destinations share.
     std::vector<std::string> wait_queues() const;
     /// Completes (signature void()) once the consumer's I/O executor has run
     /// it: a probe that its I/O thread answers. Before start() and after

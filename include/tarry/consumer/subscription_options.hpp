@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tarry/amqp/queue_kind.hpp"
+#include "tarry/parking/delay_cascade.hpp"
 #include "tarry/retry/backoff.hpp"
 
 #include <chrono>
@@ -107,6 +108,16 @@ struct subscription_options {
     std::chrono::milliseconds min_park_ttl{0};
     /// A parked job comes back at least this long before it is due.
     std::chrono::milliseconds park_margin = std::chrono::milliseconds(250);
+    /// The parking strategy: nothing (default) parks in the wait ladder
+    /// above; a delay cascade's spec (binary or powers-of-N,
+    /// tarry/parking/delay_cascade.hpp) parks through that cascade, which
+    /// delivers each parked job back to the work queue at least park_margin
+    /// before it is due (its wait rounded down to whole units; a job due in
+    /// less than min_park_ttl or one unit is held). The consumer declares
+    /// the cascade and the work queue's delivery queue (declare_own_queues;
+    /// else it only checks that they exist), and no wait ladder. Every
+    /// process on the queue should agree (docs/cascades.md, "Parking").
+    std::optional<parking::cascade_spec> parking_strategy;
     /// Dead letters go here (declared durable). Empty: `<queue>.dead`.
     std::string dead_letter_queue;
     /// When set, dead letters go to this exchange instead (routing key: the

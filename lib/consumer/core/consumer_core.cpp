@@ -19,6 +19,8 @@ consumer_core::consumer_core(const subscription_options& options, job_store& sto
     : options_(options),
       rules_{options.default_delay, options.max_delay},
       ladder_(options.queue, options.effective_min_park_ttl(), options.hold_horizon),
+      cascade_(options.parking_strategy ? std::optional<parking::delay_cascade>(*options.parking_strategy)
+                                        : std::nullopt),
       store_(store),
       counters_(counters),
       random_(std::move(random)),

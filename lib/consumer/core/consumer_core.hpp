@@ -217,7 +217,9 @@ private:
     void settle(held_job j, const job_outcome& outcome, wall_time started, moment now,
                 bool successor_published = false);
     void retry_or_dead_letter(held_job j, const job_outcome& failure, wall_time started, moment now);
-    void park(held_job j, const parking::wait_queue& to, moment now);
+    /// Parks j: a copy published to `exchange` with `routing_key` (a wait
+    /// queue's name with the default exchange, or a cascade route).
+    void park(held_job j, const std::string& exchange, const std::string& routing_key, moment now);
     void dead_letter(held_job j, std::string reason, std::optional<amqp::message> letter, moment now,
                      const char* copy_name = "dead letter");
     void ack(const held_job& j);
@@ -287,6 +289,8 @@ private:
     const subscription_options& options_;
     const contract::schedule_rules rules_;
     const parking::wait_ladder ladder_;
+    /// The delay cascade jobs are parked through instead (parking_strategy).
+    const std::optional<parking::delay_cascade> cascade_;
     job_store& store_;
     core_counters& counters_;
     retry::random_source random_;

@@ -120,8 +120,20 @@ void consumer_core::hold(held_job j, moment now) {
 
 void consumer_core::park_or_hold(held_job j, moment now) {
     const auto room = std::chrono::duration_cast<std::chrono::milliseconds>(j.due - now.wall) - options_.park_margin;
-    if (const auto* rung = ladder_.choose(room)) {
-        park(std::move(j), *rung, now);
+    if (cascade_) {
+        // Through the cascade back to the work queue, rounded down (it must
+        // come back before it is due); at most its longest delay (then it
+        // is parked again when it comes back).
+        const auto wait = std::min(room, cascade_->max_delay());
+        const auto route = wait >= options_.effective_min_park_ttl()
+                               ? cascade_->route({"", options_.queue}, wait, parking::unit_rounding::down)
+                               : std::nullopt;
+        if (route && route->units > 0) {
+            park(std::move(j), cascade_->entry_exchange(), route->routing_key, now);
+            return;
+        }
+    } else if (const auto* rung = ladder_.choose(room)) {
+        park(std::move(j), "", rung->name, now);
         return;
     }
     // Due too soon to come back from even the shortest wait queue in time:

@@ -151,10 +151,11 @@ void consumer_core::retry_or_dead_letter(held_job j, const job_outcome& failure,
     replace(std::move(j), "", options_.queue, std::move(copy), {job_event::kind::retry, {}, due}, "retry copy", now);
 }
 
-void consumer_core::park(held_job j, const parking::wait_queue& to, moment now) {
+void consumer_core::park(held_job j, const std::string& exchange, const std::string& routing_key, moment now) {
     auto copy = parked_copy(j.msg.unpack(), j.due, now.wall);
     const auto due = j.due;
-    replace(std::move(j), "", to.name, std::move(copy), {job_event::kind::parked, {}, due}, "parked copy", now);
+    replace(std::move(j), exchange, routing_key, std::move(copy), {job_event::kind::parked, {}, due}, "parked copy",
+            now);
 }
 
 void consumer_core::dead_letter(held_job j, std::string reason, std::optional<amqp::message> letter, moment now,
