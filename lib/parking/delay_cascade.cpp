@@ -127,17 +127,37 @@ cascade_topology delay_cascade::topology() const {
     amqp::add_queue_kind_arguments(descriptor.arguments, spec_.queue_type, false);
     t.queues.push_back(std::move(descriptor));
 
+    // Level k's exchange sends a message straight to the queue of the
+    // highest non-zero digit at or below k (or, all of them 0, to the
+    // delivery exchange): one routing step per hop. Every pattern is words
+    // and `*` only, one per word of the key: RabbitMQ matches those without
+    // backtracking (a leading `#`, and exchange-to-exchange chains of one
+    // level each, measured several times slower).
+    const auto pattern = [this](unsigned k, unsigned j, std::string digit) {
+        std::string p = "*";  // the destination word
+        for (unsigned i = spec_.levels; i-- > 0;) {
+            if (i > k || i < j) p += ".*";
+            else if (i > j) p += ".0";
+            else p += "." + digit;
+        }
+        return p;
+    };
+    for (unsigned k = 0; k < spec_.levels; ++k) {
+        // Every digit from k down is 0: delivered. (pattern(k, 0, "0") has
+        // 0 at level 0 too.)
+        t.bindings.push_back({level_exchange(k), delivery_exchange(), true, pattern(k, 0, "0")});
+        for (unsigned j = 0; j <= k; ++j)
+            for (unsigned d = 1; d < spec_.base; ++d)
+                t.bindings.push_back({level_exchange(k), level_queue(j, d), false, pattern(k, j, std::to_string(d))});
+    }
     std::uint64_t weight = 1;  // base^k units
-    std::string tail;          // k times ".*"
-    for (unsigned k = 0; k < spec_.levels; ++k, weight *= spec_.base, tail += ".*") {
-        t.bindings.push_back({level_exchange(k), next_exchange(k), true, "#.0" + tail});
+    for (unsigned k = 0; k < spec_.levels; ++k, weight *= spec_.base) {
         for (unsigned d = 1; d < spec_.base; ++d) {
             auto q = queue(level_queue(k, d));
             q.arguments.set("x-message-ttl", static_cast<std::int64_t>(d * weight) * spec_.unit.count());
             q.arguments.set("x-dead-letter-exchange", next_exchange(k));
             amqp::add_queue_kind_arguments(q.arguments, spec_.queue_type, true);
             t.queues.push_back(std::move(q));
-            t.bindings.push_back({level_exchange(k), level_queue(k, d), false, "#." + std::to_string(d) + tail});
         }
     }
     return t;
@@ -169,7 +189,9 @@ cascade_topology delay_cascade::delivery(const cascade_destination& destination)
     q.arguments.set("x-dead-letter-routing-key", destination.routing_key);
     amqp::add_queue_kind_arguments(q.arguments, spec_.queue_type, true);
     cascade_topology t;
-    t.bindings.push_back({delivery_exchange(), q.name, false, word + ".#"});
+    std::string key = word;  // the word, then any digits
+    for (unsigned k = 0; k < spec_.levels; ++k) key += ".*";
+    t.bindings.push_back({delivery_exchange(), q.name, false, std::move(key)});
     t.queues.push_back(std::move(q));
     return t;
 }

@@ -29,60 +29,65 @@ void publisher::state::with_delay_destination(parking::cascade_destination desti
         });
         return;
     }
+    // Being declared for an earlier publish: wait with it.
+    if (auto waiting = delivery_waiting_.find(word); waiting != delivery_waiting_.end()) {
+        waiting->second.push_back(std::move(then));
+        return;
+    }
+    delivery_waiting_[word].push_back(std::move(then));
+    // Everyone waiting for `word` learns the outcome (on the strand).
+    auto finish = [self = shared_from_this(), word](amqp::diagnostics why, cascade_ptr cascade) {
+        std::vector<cascade_handler> waiting;
+        {
+            std::lock_guard relock(self->mutex_);
+            if (cascade && !why.code) {
+                if (!self->cascade_) self->cascade_ = cascade;
+                self->delivery_queues_.insert(word);
+            }
+            waiting = std::move(self->delivery_waiting_[word]);
+            self->delivery_waiting_.erase(word);
+        }
+        for (auto& h : waiting) std::move(h)(why, cascade);
+    };
     cascade_ptr known = cascade_;
     if (!known && options.delay_cascade) {
-        try {
-            known = std::make_shared<const parking::delay_cascade>(*options.delay_cascade);
-        } catch (const std::invalid_argument&) {
+        if (auto why = parking::check(*options.delay_cascade); why.code) {
             lock.unlock();
-            auto why = parking::check(*options.delay_cascade);
-            asio::post(strand, [then = std::move(then), why = std::move(why)]() mutable {
-                std::move(then)(std::move(why), nullptr);
-            });
+            asio::post(strand, [finish, why = std::move(why)]() mutable { finish(std::move(why), nullptr); });
             return;
         }
+        known = std::make_shared<const parking::delay_cascade>(*options.delay_cascade);
     }
     auto diag = std::make_shared<amqp::diagnostics>();
     const asio::any_io_executor ex = strand;
     // Once the cascade is known: its delivery queue for `destination`,
-    // then the channel is closed and both are remembered.
-    auto declare_delivery = [self = shared_from_this(), ex, diag, destination, word](
-                                amqp::channel ch, cascade_ptr cascade, cascade_handler then) mutable {
-        auto delivery = cascade->delivery(destination);
-        parking::async_declare(
-            ex, ch, std::move(delivery), *diag,
-            asio::bind_executor(self->strand, [self, ch, cascade, diag, word,
-                                               then = std::move(then)](std::error_code ec) mutable {
-                ch.async_close([](std::error_code) {});
-                if (ec) {
-                    diag->message = "the delay cascade's delivery queue: " + diag->message;
-                    return std::move(then)(std::move(*diag), nullptr);
-                }
-                {
-                    std::lock_guard relock(self->mutex_);
-                    if (!self->cascade_) self->cascade_ = cascade;
-                    self->delivery_queues_.insert(word);
-                }
-                std::move(then)(amqp::diagnostics{}, std::move(cascade));
-            }));
+    // then the channel is closed.
+    auto declare_delivery = [self = shared_from_this(), ex, diag, destination, finish](amqp::channel ch,
+                                                                                   cascade_ptr cascade) {
+        parking::async_declare(ex, ch, cascade->delivery(destination), *diag,
+                               asio::bind_executor(self->strand, [ch, cascade, diag, finish](std::error_code ec) {
+                                   ch.async_close([](std::error_code) {});
+                                   if (ec) {
+                                       diag->message = "the delay cascade's delivery queue: " + diag->message;
+                                       return finish(std::move(*diag), nullptr);
+                                   }
+                                   finish({}, cascade);
+                               }));
     };
     conn_->async_open_channel(
         *diag, asio::bind_executor(strand, [self = shared_from_this(), ex, diag, known = std::move(known),
-                                            declare_delivery = std::move(declare_delivery),
-                                            then = std::move(then)](std::error_code ec, amqp::channel ch) mutable {
-            if (ec) return std::move(then)(std::move(*diag), nullptr);
-            if (known) return declare_delivery(ch, std::move(known), std::move(then));
+                                            declare_delivery, finish](std::error_code ec, amqp::channel ch) {
+            if (ec) return finish(std::move(*diag), nullptr);
+            if (known) return declare_delivery(ch, known);
             parking::async_read_description(
                 ex, ch, self->options.delay_cascade_prefix, *diag,
-                asio::bind_executor(self->strand, [ch, diag, declare_delivery = std::move(declare_delivery),
-                                                   then = std::move(then)](std::error_code ec,
-                                                                           parking::cascade_spec spec) mutable {
+                asio::bind_executor(self->strand, [ch, diag, declare_delivery, finish](std::error_code ec,
+                                                                                      parking::cascade_spec spec) {
                     if (ec) {
                         ch.async_close([](std::error_code) {});
-                        return std::move(then)(std::move(*diag), nullptr);
+                        return finish(std::move(*diag), nullptr);
                     }
-                    declare_delivery(ch, std::make_shared<const parking::delay_cascade>(std::move(spec)),
-                                     std::move(then));
+                    declare_delivery(ch, std::make_shared<const parking::delay_cascade>(std::move(spec)));
                 }));
         }));
 }

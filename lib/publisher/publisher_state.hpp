@@ -14,9 +14,11 @@
 
 #include <atomic>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <vector>
 #include <string>
 
 namespace tarry {
@@ -109,6 +111,9 @@ private:
     std::set<std::string, std::less<>> control_streams_;  ///< queues whose stream this publisher declared
     std::shared_ptr<const parking::delay_cascade> cascade_;  ///< once known
     std::set<std::string, std::less<>> delivery_queues_;     ///< destination words declared
+    /// Destination words being declared, and who waits for each: one
+    /// declaration per destination however many publishes start at once.
+    std::map<std::string, std::vector<cascade_handler>, std::less<>> delivery_waiting_;
 
     // On the strand only.
     amqp::channel channel_;

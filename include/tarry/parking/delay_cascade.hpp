@@ -10,11 +10,15 @@
 // `<prefix>.deliver`. A message enters at the top level's exchange with the
 // routing key `<destination word>.<digit levels-1>. ... .<digit 0>`: the
 // remaining delay in base `base`, least significant last. Level k's exchange
-// binds `#.<d>` followed by k times `.*` to its queue for d, and the same
-// with d = 0 to the next exchange: a message waits only at the levels whose
-// digit is not 0, so any delay takes at most `levels` hops, and the key has
-// the same length at every hop. The delivery exchange routes
-// `<destination word>.#` to that destination's delivery queue
+// routes a message straight to the queue of its highest non-zero digit at
+// or below k, or, all of them 0, to the delivery exchange: one pattern per
+// (level j <= k, digit d), of words and `*` only (`*`, then `*` for the
+// digits above k, `0` for those from k down to j+1, d, `*` below j). So a
+// message waits only at the levels whose digit is not 0, any delay takes at
+// most `levels` hops, each hop is one routing step, and the key has the
+// same length at every hop. The delivery exchange routes
+// `<destination word>` followed by `levels` times `.*` to that
+// destination's delivery queue
 // (`<prefix>.deliver.<word>`: x-message-ttl 0, dead-lettering at once to the
 // destination's exchange and routing key), declared on first use; whatever
 // no delivery queue takes goes to its alternate exchange `<prefix>.unrouted`
