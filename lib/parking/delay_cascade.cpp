@@ -105,7 +105,7 @@ cascade_topology delay_cascade::topology() const {
         x.durable = true;
         return x;
     };
-    const auto queue = [this](std::string name) {
+    const auto queue = [](std::string name) {
         amqp::queue_options q;
         q.name = std::move(name);
         q.durable = true;
