@@ -1,12 +1,12 @@
 // tarry topology: the broker-side delay cascade (docs/cascades.md).
 //
 //   tarry topology declare --url URL --strategy binary|powers [--base N] --levels N --unit-ms N
-//                          [--queue-type classic|quorum] [--prefix P]
+//                          [--queue-type classic|quorum] [--prefix P] [--vhost V] [--format amqp]
 //   tarry topology export --strategy binary|powers [--base N] --levels N --unit-ms N
 //                         [--queue-type classic|quorum] [--prefix P] [--vhost V]
 //                         --format definitions|terraform
 //
-// declare declares it over AMQP (in the URL's virtual host) with its
+// declare declares it over AMQP (in --vhost, else the URL's) with its
 // descriptor, and prints what it declared; export writes it to stdout as
 // RabbitMQ definitions JSON or Terraform JSON. Exit 0 done, 1 not done, 2
 // bad arguments.
@@ -31,7 +31,7 @@ namespace parking = tarry::parking;
 
 const char* const usage =
     "usage: tarry topology declare --url URL --strategy binary|powers [--base N] --levels N --unit-ms N\n"
-    "                              [--queue-type classic|quorum] [--prefix P]\n"
+    "                              [--queue-type classic|quorum] [--prefix P] [--vhost V] [--format amqp]\n"
     "       tarry topology export --strategy binary|powers [--base N] --levels N --unit-ms N\n"
     "                             [--queue-type classic|quorum] [--prefix P] [--vhost V]\n"
     "                             --format definitions|terraform\n";
@@ -53,8 +53,9 @@ const char* const help =
     "  --unit-ms N            the unit, in ms: delays round up to whole units\n"
     "  --queue-type T         classic (default) or quorum (at-least-once dead-lettering)\n"
     "  --prefix P             of every name (default tarry.delay)\n"
-    "  --vhost V              export: the virtual host named in the output (default /)\n"
-    "  --format F             export: definitions or terraform\n"
+    "  --vhost V              the virtual host: declare's (default: the URL's), or the one\n"
+    "                         export names in its output (default /)\n"
+    "  --format F             declare: amqp (the default); export: definitions or terraform\n"
     "exit status: 0 done; 1 not done (the reason on stderr); 2 bad arguments\n";
 
 parking::cascade_spec spec_of(args& a) {
@@ -128,14 +129,20 @@ int topology_command(int argc, char** argv) {
     args a(argc - 1, argv + 1, usage, help);
     if (verb == "declare") {
         const std::string url = a.required("--url");
-        if (a.has("--vhost")) a.fail("declare uses the URL's virtual host (--vhost is for export)");
-        if (a.has("--format")) a.fail("--format is for export (declare declares over AMQP)");
+        if (const auto format = a.text("--format", "amqp"); format != "amqp")
+            a.fail("declare declares over AMQP (--format amqp); definitions and terraform are export's formats");
+        const bool vhost_given = a.has("--vhost");
+        const std::string vhost = a.text("--vhost", "");
+        if (vhost_given && (vhost.empty() || vhost.size() > 255)) a.fail("--vhost needs 1 to 255 bytes");
         const auto spec = spec_of(a);
         a.finish();
-        return declare(broker_of(a, url), parking::delay_cascade(spec));
+        auto broker = broker_of(a, url);
+        if (!vhost.empty()) broker.vhost = vhost;
+        return declare(broker, parking::delay_cascade(spec));
     }
     if (a.has("--url")) a.fail("export writes to stdout and needs no --url");
     const std::string format = a.required("--format");
+    if (format == "amqp") a.fail("--format amqp is what `tarry topology declare` does");
     if (format != "definitions" && format != "terraform")
         a.fail("--format is definitions or terraform, not '" + format + "'");
     const std::string vhost = a.text("--vhost", "/");

@@ -217,8 +217,9 @@ TEST_CASE("cascade: exported definitions imported into a fresh broker route the 
     CHECK(refused.err.find("tarry topology declare") != std::string::npos);
     // Declaring over the imported topology changes nothing (a queue with
     // other arguments would fail with 406) and writes the descriptor.
-    auto declared = run_tarry({"topology", "declare", "--url", vhost_url, "--strategy", "binary", "--levels", "10",
-                               "--unit-ms", "10", "--prefix", spec.prefix});
+    // (--vhost names the imported virtual host; the URL's is "/").
+    auto declared = run_tarry({"topology", "declare", "--url", fresh.url(), "--vhost", vhost, "--strategy", "binary",
+                               "--levels", "10", "--unit-ms", "10", "--prefix", spec.prefix});
     REQUIRE_MESSAGE(declared.exit_code == 0, declared.err);
 
     arrivals got;
@@ -446,6 +447,13 @@ TEST_CASE("cascade: the tool's usage errors exit 2 with the reason") {
     CHECK(r.err.find("longest x-message-ttl") != std::string::npos);
     r = run({"topology", "export", "--strategy", "binary", "--levels", "3", "--unit-ms", "10", "--format", "yaml"});
     CHECK(r.exit_code == 2);
+    r = run({"topology", "declare", "--url", "amqp://localhost", "--strategy", "binary", "--levels", "3", "--unit-ms",
+             "10", "--format", "terraform"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("export's formats") != std::string::npos);
+    r = run({"topology", "export", "--strategy", "binary", "--levels", "3", "--unit-ms", "10", "--format", "amqp"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("tarry topology declare") != std::string::npos);
     r = run({"delay", "--url", "amqp://localhost", "--routing-key", "q", "--delay-ms", "10"});
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("--exchange is required") != std::string::npos);
