@@ -154,6 +154,32 @@ void check_arrivals(const parking::delay_cascade& cascade, const parking::cascad
     MESSAGE("latest arrival after its delay: " << worst_late.count() << " ms");
 }
 
+// A cascade of 10 ms units, one destination queue consumed into `got`,
+// and a publisher given the cascade's spec; the queue is deleted first,
+// then the cascade.
+struct one_destination {
+    one_destination(const std::string& url, const std::string& what, unsigned levels)
+        : c(url), dc(c, spec_of(unique_name(what), levels, 10ms)), q(unique_name(what + "-dest")),
+          ch(c.open_channel()), to{"", q}, pub(c.conn, spec_given(dc)) {
+        value_of(ch.async_declare_queue(durable_queue(q), use_future));
+        dc.destinations.push_back(to);
+        got.subscribe(ch, q);
+    }
+    ~one_destination() { wait(ch.async_delete_queue(q, {}, use_future)); }
+    static tarry::publisher_options spec_given(const declared_cascade& dc) {
+        tarry::publisher_options o;
+        o.delay_cascade = dc.cascade.spec();
+        return o;
+    }
+    connected_client c;
+    declared_cascade dc;
+    std::string q;
+    amqp::channel ch;
+    parking::cascade_destination to;
+    arrivals got;
+    tarry::publisher pub;
+};
+
 std::vector<std::chrono::milliseconds> unit_multiples(std::int64_t count, std::chrono::milliseconds unit) {
     std::vector<std::chrono::milliseconds> d;
     for (std::int64_t k = 0; k < count; ++k) d.push_back(k * unit);
@@ -164,22 +190,10 @@ std::vector<std::chrono::milliseconds> unit_multiples(std::int64_t count, std::c
 
 TEST_CASE("cascade: every delay from 0 to 2^10 - 1 units of 10 ms arrives once, never early, after its hops") {
     TARRY_REQUIRE_BROKER(url);
-    connected_client c(url);
-    declared_cascade dc(c, spec_of(unique_name("cascade"), 10, 10ms));
-    const std::string q = unique_name("cascade-dest");
-    auto ch = c.open_channel();
-    value_of(ch.async_declare_queue(durable_queue(q), use_future));
-    const parking::cascade_destination to{"", q};
-    dc.destinations.push_back(to);
-    arrivals got;
-    got.subscribe(ch, q);
-    tarry::publisher_options o;
-    o.delay_cascade = dc.cascade.spec();
-    tarry::publisher pub(c.conn, o);
+    one_destination f(url, "cascade", 10);
     const auto delays = unit_multiples(1024, 10ms);
-    const auto started = publish_all(pub, to, delays);
-    check_arrivals(dc.cascade, to, delays, started, got);
-    wait(ch.async_delete_queue(q, {}, use_future));
+    const auto started = publish_all(f.pub, f.to, delays);
+    check_arrivals(f.dc.cascade, f.to, delays, started, f.got);
 }
 
 TEST_CASE("cascade: exported definitions imported into a fresh broker route the same; declaring adds the descriptor") {
@@ -285,30 +299,19 @@ TEST_CASE("cascade: direct, topic, fanout and default-exchange destinations") {
 TEST_CASE("cascade: a delivered message delayed again drops its x-death, so it is not taken for a cycle; the key "
           "does not grow") {
     TARRY_REQUIRE_BROKER(url);
-    connected_client c(url);
-    declared_cascade dc(c, spec_of(unique_name("again"), 6, 10ms));
-    const std::string q = unique_name("again-dest");
-    auto ch = c.open_channel();
-    value_of(ch.async_declare_queue(durable_queue(q), use_future));
-    const parking::cascade_destination to{"", q};
-    dc.destinations.push_back(to);
-    arrivals got;
-    got.subscribe(ch, q);
-    tarry::publisher_options o;
-    o.delay_cascade = dc.cascade.spec();
-    tarry::publisher pub(c.conn, o);
-    ok(pub.async_publish_delayed("", q, amqp::message("retry me"), 30ms, use_future));
+    one_destination f(url, "again", 6);
+    auto& got = f.got;
+    ok(f.pub.async_publish_delayed("", f.q, amqp::message("retry me"), 30ms, use_future));
     REQUIRE(got.wait_for(1, 5s));
     // A consumer retries it three times through the same levels, each time
     // with the message as it was delivered (x-death and all).
     for (std::size_t round = 2; round <= 4; ++round) {
         const auto last = got.take().back().d;
         CHECK(deaths(last) == 3);  // 3 units = 11: two levels and the delivery queue, this round's only
-        ok(pub.async_publish_delayed("", q, last.msg, 30ms, use_future));
+        ok(f.pub.async_publish_delayed("", f.q, last.msg, 30ms, use_future));
         REQUIRE_MESSAGE(got.wait_for(round, 5s), "round " << round << " was dropped");
     }
     CHECK(body_of(got.take().back().d) == "retry me");
-    wait(ch.async_delete_queue(q, {}, use_future));
 }
 
 TEST_CASE("cascade: refusals before sending: above the longest delay (1000 years), an expiration") {

@@ -94,6 +94,16 @@ walk_result walk(const delay_cascade& c, const parking::cascade_topology& all, c
     return r;
 }
 
+parking::cascade_spec spec_of(cascade_strategy strategy, unsigned base, unsigned levels,
+                              std::chrono::milliseconds unit) {
+    parking::cascade_spec s;
+    s.strategy = strategy;
+    s.base = base;
+    s.levels = levels;
+    s.unit = unit;
+    return s;
+}
+
 parking::cascade_topology with_delivery(const delay_cascade& c, const parking::cascade_destination& d) {
     auto all = c.topology();
     auto more = c.delivery(d);
@@ -157,9 +167,7 @@ TEST_CASE("28 levels of 1000 ms: 1 s is 27 zeros then a 1; the maximum uses the 
 }
 
 TEST_CASE("delays round up to whole units for delivery and down for parking; negative is 0") {
-    parking::cascade_spec s;
-    s.unit = 10ms;
-    s.levels = 10;
+    auto s = spec_of(cascade_strategy::binary, 2, 10, 10ms);
     const delay_cascade c(s);
     const parking::cascade_destination d{"x", "k"};
     CHECK(c.route(d, 1ms, unit_rounding::up)->units == 1);
@@ -172,11 +180,7 @@ TEST_CASE("delays round up to whole units for delivery and down for parking; neg
 }
 
 TEST_CASE("the routing key's length does not depend on the destination or the delay, and fits 255 bytes") {
-    parking::cascade_spec s;
-    s.strategy = cascade_strategy::powers;
-    s.base = 36;
-    s.levels = 7;
-    s.unit = 1ms;
+    auto s = spec_of(cascade_strategy::powers, 36, 7, 1ms);
     const delay_cascade c(s);
     const parking::cascade_destination longest{std::string(255, 'e'), std::string(255, 'r')};
     const auto a = c.route(longest, 0ms, unit_rounding::up);
@@ -195,9 +199,7 @@ TEST_CASE("the routing key's length does not depend on the destination or the de
 }
 
 TEST_CASE("binary, 10 levels: every delay from 0 to 2^10 - 1 units waits exactly its units, never early, and leaves for its destination") {
-    parking::cascade_spec s;
-    s.levels = 10;
-    s.unit = 10ms;
+    auto s = spec_of(cascade_strategy::binary, 2, 10, 10ms);
     const delay_cascade c(s);
     const parking::cascade_destination d{"amq.topic", "orders.created"};
     const auto all = with_delivery(c, d);
@@ -214,11 +216,7 @@ TEST_CASE("binary, 10 levels: every delay from 0 to 2^10 - 1 units waits exactly
 }
 
 TEST_CASE("powers of 3, 5 levels: one queue per level and digit; every delay walks once through each") {
-    parking::cascade_spec s;
-    s.strategy = cascade_strategy::powers;
-    s.base = 3;
-    s.levels = 5;
-    s.unit = 7ms;
+    auto s = spec_of(cascade_strategy::powers, 3, 5, 7ms);
     const delay_cascade c(s);
     const parking::cascade_destination d{"", "work"};
     const auto all = with_delivery(c, d);
@@ -284,11 +282,7 @@ TEST_CASE("quorum cascades dead-letter at least once; classic ones declare no qu
 }
 
 TEST_CASE("the descriptor message reads back as the spec; a damaged one is refused with a reason") {
-    parking::cascade_spec s;
-    s.strategy = cascade_strategy::powers;
-    s.base = 5;
-    s.levels = 9;
-    s.unit = 250ms;
+    auto s = spec_of(cascade_strategy::powers, 5, 9, 250ms);
     s.queue_type = amqp::queue_kind::quorum;
     s.prefix = "custom";
     const auto m = delay_cascade(s).describe();
