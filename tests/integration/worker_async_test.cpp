@@ -23,7 +23,8 @@ TEST_CASE("echo_worker --async: 2 000 jobs due now, each waiting 1 000 ms on a t
     sleep.set("x-echo-sleep-ms", std::int32_t{1000});
     const auto begun = steady::now();
     const auto published = publish_many(url, q, "slow", std::vector<sys::time_point>(jobs, sys::now()), sleep);
-    const bool all = w.wait_count("succeeded", jobs, 5s - (steady::now() - begun));
+    const bool all = w.wait_count(
+        "succeeded", jobs, std::chrono::duration_cast<std::chrono::milliseconds>(5s - (steady::now() - begun)));
     const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - begun);
     REQUIRE_MESSAGE(all, w.count("succeeded") << " of " << jobs << " succeeded within 5 s\n" << w.transcript());
     MESSAGE("2 000 jobs of 1 000 ms each: all succeeded " << took.count() << " ms after the first publish");

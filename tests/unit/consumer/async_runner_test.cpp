@@ -146,7 +146,7 @@ TEST_CASE("never early: a held job's coroutine starts when the store's clock say
 TEST_CASE("fault: a coroutine that throws, before or after it suspends, fails and is retried; a permanent_error "
           "is dead-lettered") {
     gates g;
-    async_job_handler throws_at_call = [](const job& j) -> asio::awaitable<job_outcome> {
+    async_job_handler throws_at_call = [&g](const job& j) -> asio::awaitable<job_outcome> {
         if (j.id() == "job-1") throw std::runtime_error("before the coroutine");  // not a coroutine: throws when called
         return [](std::string id, gates& g) -> asio::awaitable<job_outcome> {
             if (id == "job-2") throw std::runtime_error("at once");
