@@ -49,13 +49,14 @@ struct gates {
 };
 
 struct async_harness {
-    explicit async_harness(async_job_handler handler, std::size_t max_in_flight = 1000)
+    explicit async_harness(async_job_handler handler, std::size_t max_in_flight = 1000,
+                           asio::any_io_executor handler_executor = {})
         : context(std::make_shared<worker_context>(
               job_handler{}, nullptr, [this](const job_event& e) { worker_events.push_back(e); },
               std::shared_ptr<core_counters>(std::shared_ptr<void>{}, &h.counters), h.core.lanes().generations(),
               [] {})),
           runner(std::make_shared<async_runner>(
-              io.get_executor(), asio::any_io_executor{}, std::move(handler), context, max_in_flight,
+              io.get_executor(), std::move(handler_executor), std::move(handler), context, max_in_flight,
               async_runner::source{[this] {
                                        auto it = h.queue.try_pop();
                                        return it;
@@ -273,4 +274,24 @@ TEST_CASE("an Asio asynchronous operation with a completion token is a handler (
     REQUIRE(publishes.size() == 1);  // job-2's retry copy
     CHECK(contract::read_attempt(publishes[0].message.properties) == 2);
     CHECK(a.h.counters.handler_failures == 1);
+}
+
+TEST_CASE("a handler runs on the executor given for handlers; its outcome is settled on the consumer's") {
+    asio::io_context handlers;
+    std::size_t ran_on_handlers = 0;
+    async_harness a(
+        [&](const job&) -> asio::awaitable<job_outcome> {
+            if (handlers.get_executor().running_in_this_thread()) ++ran_on_handlers;
+            co_return job_outcome::success();
+        },
+        1000, handlers.get_executor());
+    a.h.deliver(0, a.gen, 1, std::nullopt);
+    a.step();  // the consumer's executor alone: the coroutine has not run
+    CHECK(ran_on_handlers == 0);
+    CHECK(a.runner->in_flight() == 1);
+    handlers.poll();  // it runs there, and hands its outcome to the consumer's
+    a.step();
+    CHECK(ran_on_handlers == 1);
+    CHECK(a.h.take<action::ack>().size() == 1);
+    CHECK(a.runner->in_flight() == 0);
 }
