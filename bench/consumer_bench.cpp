@@ -5,6 +5,8 @@
 //   T  throughput of jobs due now, beside a raw consume+ack loop and pika
 //   R  retry storm: 1 000 jobs failing twice, exponential backoff
 //   M  resident memory per held job
+//   A  asynchronous handlers (coroutines) against 4, 16 and 64 threads,
+//      jobs waiting 100 ms; memory per job in flight
 // Each scenario prints a section of tables for bench/RESULTS.md; L and H
 // also write SVG plots (bench/plots/ under TARRY_SOURCE_ROOT, or --svg-dir).
 //
@@ -56,10 +58,10 @@ int run(int argc, char** argv) {
                 far.push_back(std::strtoul(p, &end, 10));
                 p = *end ? end + 1 : end;
             }
-        } else if (a.size() == 1 && std::string("LHTRM").find(static_cast<char>(std::toupper(a[0]))) != std::string::npos) {
+        } else if (a.size() == 1 && std::string("LHTRMA").find(static_cast<char>(std::toupper(a[0]))) != std::string::npos) {
             picked.insert(static_cast<char>(std::toupper(a[0])));
         } else {
-            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [--events] [L] [H] [T] [R] [M]");
+            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [--events] [L] [H] [T] [R] [M] [A]");
         }
     }
     if (cx.url.empty()) die("no broker: pass --url or set TARRY_TEST_AMQP_URL");
@@ -70,7 +72,7 @@ int run(int argc, char** argv) {
         cx.svg_dir = std::string(env_root) + "/bench/plots";
         ::mkdir(cx.svg_dir.c_str(), 0755);
     }
-    if (picked.empty()) picked = {'L', 'H', 'T', 'R', 'M'};
+    if (picked.empty()) picked = {'L', 'H', 'T', 'R', 'M', 'A'};
 
     std::string server;
     {
@@ -84,7 +86,7 @@ int run(int argc, char** argv) {
                 std::thread::hardware_concurrency(), server.c_str());
     std::fflush(stdout);
     const auto t0 = steady::now();
-    for (char s : std::string("LHTRM")) {
+    for (char s : std::string("LHTRMA")) {
         if (!picked.count(s)) continue;
         const auto ts = steady::now();
         switch (s) {
@@ -93,6 +95,7 @@ int run(int argc, char** argv) {
             case 'T': scenario_throughput(cx); break;
             case 'R': scenario_retry(cx); break;
             case 'M': scenario_memory(cx); break;
+            case 'A': scenario_async(cx); break;
         }
         std::printf("(%c took %.1f s)\n", s, seconds_since(ts));
         std::fflush(stdout);

@@ -173,5 +173,7 @@ void scenario_head_of_line(const context& cx, const std::vector<std::size_t>& fa
 void scenario_retry(const context& cx);
 void scenario_throughput(const context& cx);
 void scenario_memory(const context& cx);
+// consumer_bench_async.cpp: A.
+void scenario_async(const context& cx);
 
 }  // namespace cbench

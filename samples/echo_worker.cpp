@@ -7,6 +7,12 @@
 //               [--retry-base-ms N] [--max-attempts N]
 //               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events [--events-per-message N]]
 //               [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]
+//               [--async [--max-in-flight N]]
+//
+// --async runs the handler as a coroutine on the consumer's I/O thread
+// (tarry/consumer/async_job_handler.hpp) instead of on --workers threads, at
+// most --max-in-flight (default 1000) at once; x-echo-sleep-ms then waits on
+// an Asio timer instead of sleeping a thread.
 //
 // --url may be given once per node of a cluster: the worker connects to the
 // first that accepts, and after a loss fails over to the next (the URLs
@@ -61,6 +67,10 @@
 #include "tarry/consumer/consumer.hpp"
 #include "tarry/consumer/job_event_json.hpp"
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -78,7 +88,8 @@ const char* const usage =
     "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
     "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n"
     "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events [--events-per-message N]]\n"
-    "                   [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]\n";
+    "                   [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]\n"
+    "                   [--async [--max-in-flight N]]\n";
 
 std::mutex out_mutex;
 
@@ -95,19 +106,33 @@ std::optional<std::int64_t> int_header(const tarry::job& j, std::string_view nam
     return v ? tarry::amqp::wire::integer_of(*v) : std::nullopt;
 }
 
-tarry::job_outcome echo(const tarry::job& j) {
-    if (auto ms = int_header(j, "x-echo-sleep-ms"); ms && *ms > 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(*ms));
+// What x-echo-fail asks for on this attempt.
+tarry::job_outcome fail_or_succeed(const tarry::job& j) {
     if (auto k = int_header(j, "x-echo-fail"); k && static_cast<std::int64_t>(j.attempt) <= *k)
         return tarry::job_outcome::failure("x-echo-fail: attempt " + std::to_string(j.attempt) +
                                            " of " + std::to_string(*k) + " fails");
     return tarry::job_outcome::success();
 }
 
+tarry::job_outcome echo(const tarry::job& j) {
+    if (auto ms = int_header(j, "x-echo-sleep-ms"); ms && *ms > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(*ms));
+    return fail_or_succeed(j);
+}
+
+// --async: the same, waiting on a timer instead of sleeping a thread.
+boost::asio::awaitable<tarry::job_outcome> echo_async(const tarry::job& j) {
+    if (auto ms = int_header(j, "x-echo-sleep-ms"); ms && *ms > 0) {
+        boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, std::chrono::milliseconds(*ms));
+        co_await timer.async_wait(boost::asio::use_awaitable);
+    }
+    co_return fail_or_succeed(j);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    cli::args args(argc, argv, usage, nullptr, {"--no-declare", "--events"});
+    cli::args args(argc, argv, usage, nullptr, {"--no-declare", "--events", "--async"});
     const std::vector<std::string> urls = args.all("--url");
     if (urls.empty()) args.fail("--url is required");
     tarry::subscription_options o;
@@ -151,6 +176,12 @@ int main(int argc, char** argv) {
         if (o.events_per_message == 0 || o.events_per_message > o.max_events_per_message)
             args.fail("--events-per-message is from 1 to " + std::to_string(o.max_events_per_message));
     }
+    const bool async = args.flag("--async");
+    if (args.has("--max-in-flight")) {
+        if (!async) args.fail("--max-in-flight needs --async");
+        o.max_in_flight = args.number("--max-in-flight", o.max_in_flight);
+        if (o.max_in_flight == 0) args.fail("--max-in-flight needs at least 1");
+    }
     const auto http = sample::http_options(args);
     args.finish();
 
@@ -173,7 +204,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "echo_worker: connection %s\n", what.c_str());
     };
     try {
-        tarry::consumer worker(parsed.config, o, echo, hooks);
+        std::optional<tarry::consumer> made;
+        if (async) {
+            made.emplace(parsed.config, o, echo_async, hooks);
+        } else {
+            made.emplace(parsed.config, o, echo, hooks);
+        }
+        tarry::consumer& worker = *made;
         worker.start();
         std::optional<sample::worker_http> endpoint;
         if (http) {

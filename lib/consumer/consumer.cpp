@@ -16,7 +16,19 @@ consumer::consumer(amqp::connection_config config, subscription_options options,
 consumer::consumer(boost::asio::any_io_executor executor, amqp::connection_config config,
                    subscription_options options, job_handler handler, consumer_hooks hooks)
     : impl_(std::make_shared<impl>(std::move(executor), std::move(config), std::move(options),
-                                   std::move(handler), std::move(hooks))) {}
+                                   impl::handlers{std::move(handler), {}, {}}, std::move(hooks))) {}
+
+consumer::consumer(amqp::connection_config config, subscription_options options, async_job_handler handler,
+                   consumer_hooks hooks, boost::asio::any_io_executor handler_executor)
+    : consumer(boost::asio::any_io_executor(), std::move(config), std::move(options), std::move(handler),
+               std::move(hooks), std::move(handler_executor)) {}
+
+consumer::consumer(boost::asio::any_io_executor executor, amqp::connection_config config,
+                   subscription_options options, async_job_handler handler, consumer_hooks hooks,
+                   boost::asio::any_io_executor handler_executor)
+    : impl_(std::make_shared<impl>(std::move(executor), std::move(config), std::move(options),
+                                   impl::handlers{{}, std::move(handler), std::move(handler_executor)},
+                                   std::move(hooks))) {}
 
 namespace {
 // Completes `h` with `args` on its associated executor (`fallback` when it has none).

@@ -46,6 +46,8 @@ void consumer::impl::execute() {
         for (auto& a : batch_) run(a);
     }
     executing_ = false;
+    // Coroutines start from here: the jobs made due or held by this step.
+    if (async_) async_->pump();
     copies_pending_.store(core_.copies_pending(), std::memory_order_relaxed);
     consuming_.store(core_.consuming(), std::memory_order_relaxed);
     arm_timer();
@@ -107,8 +109,9 @@ void consumer::impl::run(detail::core_action& a) {
             spawn(&impl::subscribe);
         },
         [&](act::wake_workers&) {
-            // Once for the deliveries of this read, after them.
-            if (wake_posted_) return;
+            // Once for the deliveries of this read, after them (coroutines
+            // start at the end of execute()).
+            if (async_ || wake_posted_) return;
             wake_posted_ = true;
             asio::post(executor_, [self = shared_from_this()] {
                 self->wake_posted_ = false;

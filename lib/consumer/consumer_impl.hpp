@@ -11,6 +11,7 @@
 // (shared_from_this) or checks it is still there (weak_from_this).
 #pragma once
 
+#include "async_runner.hpp"
 #include "consumer_workers.hpp"
 #include "control_reader.hpp"
 #include "core/consumer_core.hpp"
@@ -47,9 +48,16 @@ namespace tarry {
 
 class consumer::impl : public std::enable_shared_from_this<consumer::impl> {
 public:
+    /// The handler: synchronous (`threads`) or asynchronous (`coroutines`,
+    /// on `executor`, empty: the consumer's); one of the two is set.
+    struct handlers {
+        job_handler threads;
+        async_job_handler coroutines;
+        boost::asio::any_io_executor executor;
+    };
     /// `executor` empty: an io_context and a thread of its own.
     impl(boost::asio::any_io_executor executor, amqp::connection_config config, subscription_options options,
-         job_handler handler, consumer_hooks hooks);
+         handlers handler, consumer_hooks hooks);
     ~impl();
 
     void start();
@@ -139,7 +147,8 @@ private:
     detail::consumer_core core_;
     std::vector<amqp::channel> channels_;  // by lane
     std::shared_ptr<detail::worker_context> workers_context_;
-    std::optional<worker_pool<detail::held_job>> workers_;
+    std::optional<worker_pool<detail::held_job>> workers_;  // synchronous handlers
+    std::shared_ptr<detail::async_runner> async_;           // asynchronous handlers
     std::thread io_thread_;
 
     // I/O thread only.

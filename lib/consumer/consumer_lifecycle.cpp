@@ -65,22 +65,24 @@ consumer_hooks with_events(consumer_hooks hooks, std::shared_ptr<detail::event_o
     return hooks;
 }
 
-// Options that cannot work and an empty handler are refused before anything starts.
-std::string checked(subscription_options o, const job_handler& handler) {
+// Options that cannot work and an empty handler are refused before anything
+// starts. Returns the options, their handler kind set from the handler's.
+subscription_options checked(subscription_options o, const consumer::impl::handlers& h) {
     const auto refuse = [](std::string why) {
         throw tarry::error("tarry consumer", amqp::diagnostics::from(std::make_error_code(std::errc::invalid_argument),
                                                                      std::move(why)));
     };
+    o.handlers = h.coroutines ? handler_kind::coroutines : handler_kind::threads;
     if (auto problem = validate(o)) refuse(problem->message);
-    if (!handler) refuse("the job handler is empty");
-    return o.queue;
+    if (!h.threads && !h.coroutines) refuse("the job handler is empty");
+    return o;
 }
 }  // namespace
 
 consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config config,
-                     subscription_options options, job_handler handler, consumer_hooks hooks)
+                     subscription_options options, handlers handler, consumer_hooks hooks)
     : config_(std::move(config)),
-      options_((checked(options, handler), std::move(options))),
+      options_(checked(std::move(options), handler)),
       events_out_(options_.publish_events ? std::make_shared<detail::event_outbox>(options_.max_events_waiting)
                                           : nullptr),
       hooks_(with_events(std::move(hooks), events_out_)),
@@ -131,7 +133,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
             std::chrono::steady_clock::now(), static_cast<bool>(hooks_.on_event), &cancels_, claims_.get()),
       channels_(core_.lanes().size()),
       workers_context_(std::make_shared<detail::worker_context>(
-          std::move(handler), options_.is_permanent, hooks_.on_event, counters_, core_.lanes().generations(),
+          std::move(handler.threads), options_.is_permanent, hooks_.on_event, counters_, core_.lanes().generations(),
           [this] {
               asio::post(executor_, [w = weak_from_this()] {
                   if (auto s = w.lock()) s->settle_finished();
@@ -139,7 +141,18 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
           },
           cancel_tables_, claims_)),
       timer_(executor_),
-      pings_(std::make_shared<detail::ping_relay>(executor_, own_io_ == nullptr)) {}
+      pings_(std::make_shared<detail::ping_relay>(executor_, own_io_ == nullptr)) {
+    if (handler.coroutines)
+        async_ = std::make_shared<detail::async_runner>(
+            executor_, std::move(handler.executor), std::move(handler.coroutines), workers_context_,
+            options_.max_in_flight,
+            detail::async_runner::source{[this] {
+                                             auto it = held_.try_pop();
+                                             return it;
+                                         },
+                                         [this] { return held_.earliest_due(); },
+                                         [] { return std::chrono::steady_clock::now(); }});
+}
 
 consumer::impl::~impl() { stop(); }
 
@@ -151,9 +164,10 @@ void consumer::impl::begin_start(std::function<void(const amqp::diagnostics&)> d
         pings_->open();
     }
     if (events_) events_->start();
-    workers_.emplace(held_, options_.workers,
-                     [ctx = workers_context_](due_item<detail::held_job>& it) { ctx->run(it); },
-                     [](due_item<detail::held_job>&, std::exception_ptr) {});
+    if (!async_)
+        workers_.emplace(held_, options_.workers,
+                         [ctx = workers_context_](due_item<detail::held_job>& it) { ctx->run(it); },
+                         [](due_item<detail::held_job>&, std::exception_ptr) {});
     asio::post(executor_, [self = shared_from_this(), done = std::move(done)]() mutable {
         self->started_ = std::move(done);
         self->spawn(&impl::connect);
@@ -231,8 +245,18 @@ void consumer::impl::stop() {
     if (workers_) {
         auto rest = workers_->stop(grace_ends - clock::now());
         back = std::move(rest.not_started);
+        workers_context_->abandon_running(std::chrono::system_clock::now());
+    } else if (async_) {
+        // Coroutines: none starts from now on; those still running when the
+        // grace ends are abandoned and cancelled (terminal).
+        on_io_thread([this] {
+            held_.close();
+            async_->close();
+        }, grace_ends);
+        poll([this] { return async_->in_flight() == 0; });
+        on_io_thread([this] { async_->cancel_running(std::chrono::system_clock::now()); },
+                     std::max(grace_ends, clock::now() + std::chrono::milliseconds(100)));
     }
-    workers_context_->abandon_running(std::chrono::system_clock::now());
     for (auto& it : held_.drain()) back.push_back(std::move(it));
     auto items = std::make_shared<std::vector<detail::held_item>>(std::move(back));
     on_io_thread([this, items] {
@@ -250,7 +274,11 @@ void consumer::impl::stop() {
     auto closing = conn_.async_close(asio::use_future);
     closing.wait_until(closed_by);
     closing_copies.wait_until(closed_by);
-    on_io_thread([this] { timer_.cancel(); }, clock::now() + std::chrono::milliseconds(100));
+    on_io_thread([this] {
+        timer_.cancel();
+        // An abandoned coroutine never resumes on an executor the consumer lets go of.
+        if (async_) async_->let_go();
+    }, clock::now() + std::chrono::milliseconds(100));
     if (own_io_) {
         pings_->close();  // from now on nothing runs them on the I/O thread
         own_io_->stop();

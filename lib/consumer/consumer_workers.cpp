@@ -23,30 +23,42 @@ worker_context::worker_context(job_handler handler, std::function<bool(const std
       claims_(std::move(claims)) {}
 
 void worker_context::run(held_item& item) {
-    finished_job f{std::move(item.value), finished_job::result::ran, std::nullopt, {}};
+    job_run r;
+    if (!begin(item, r)) return;
+    job_outcome outcome = job_outcome::success();
+    try {
+        outcome = handler_(*r.view);
+    } catch (...) {
+        outcome = outcome_of(std::current_exception());
+    }
+    end(r, std::move(outcome));
+}
+
+bool worker_context::begin(held_item& item, job_run& r) {
+    finished_job& f = r.finished;
+    f = {std::move(item.value), finished_job::result::ran, std::nullopt, {}};
     held_job& j = f.job;
     // Its channel is gone: the broker redelivers it; running it would duplicate it.
     if (!generations_->current(j.lane, j.generation)) {
         f.what = finished_job::result::not_current;
         hand_back(std::move(f));
-        return;
+        return false;
     }
     f.started = std::chrono::system_clock::now();
     if (f.started < j.due) {  // the wall clock stepped back since it was held: never early
         f.what = finished_job::result::not_yet_due;
         hand_back(std::move(f));
-        return;
+        return false;
     }
     // A job due at arrival was kept as decoded; a held one is unpacked now.
-    std::optional<amqp::message> unpacked;
-    const amqp::message& msg = j.msg.kept() ? *j.msg.kept() : unpacked.emplace(j.msg.unpack());
+    const amqp::message& msg = j.msg.kept() ? *j.msg.kept() : r.unpacked.emplace(j.msg.unpack());
     // Checked again at release: a tombstone (or an upsert or removal of an
     // occurrence's schedule) read while it was held.
     const std::uint64_t generation = contract::read_generation(msg.properties);
     if (cancels_ && cancels_->covers(msg.properties, f.started)) {
         f.what = finished_job::result::cancelled;
         hand_back(std::move(f));
-        return;
+        return false;
     }
     // One copy of an occurrence runs: the one whose claim came first. Before
     // the misfire check, since a skipped occurrence publishes a successor.
@@ -56,45 +68,45 @@ void worker_context::run(held_item& item) {
             f.what = verdict == claim_verdict::lost ? finished_job::result::deduplicated
                                                     : finished_job::result::unclaimed;
             hand_back(std::move(f));
-            return;
+            return false;
         }
     }
     // A periodic occurrence found too late may be one its policy skips.
     if (!runs_when_released(msg, j.attempt, f.started)) {
         f.what = finished_job::result::misfired;
         hand_back(std::move(f));
-        return;
+        return false;
     }
     job_event run{job_event::kind::run, {}, j.due, f.started, j.attempt, {}, {}, false};
     if (msg.properties.message_id) run.id = *msg.properties.message_id;
-    std::uint64_t id = 0;
     {
         std::lock_guard lock(running_mutex_);
-        id = ++last_running_id_;
-        running_.emplace(id, running_job{run});
+        r.id = ++last_running_id_;
+        running_.emplace(r.id, running_job{run});
     }
     ++counters_->started;
     counters_->start_lateness.observe(f.started - j.due);
     ++counters_->running;
     emit(run);
-    const auto began = std::chrono::steady_clock::now();
-    try {
-        const tarry::job view{msg, j.due, f.started, j.attempt, j.redelivered, generation,
-                               cancels_ ? cancels_->jobs.get() : nullptr};
-        f.outcome = handler_(view);
-    } catch (...) {
-        f.outcome = outcome_of(std::current_exception());
-    }
-    counters_->handler_duration.observe(std::chrono::steady_clock::now() - began);
+    r.view.emplace(tarry::job{msg, j.due, f.started, j.attempt, j.redelivered, generation,
+                              cancels_ ? cancels_->jobs.get() : nullptr});
+    r.began = std::chrono::steady_clock::now();
+    return true;
+}
+
+void worker_context::end(job_run& r, job_outcome outcome) {
+    counters_->handler_duration.observe(std::chrono::steady_clock::now() - r.began);
     --counters_->running;
     {
         std::lock_guard lock(running_mutex_);
-        const auto it = running_.find(id);
+        const auto it = running_.find(r.id);
         const bool abandoned = it->second.abandoned;
         running_.erase(it);
         if (abandoned) return;  // stop() gave up on it: the broker redelivers it
     }
-    hand_back(std::move(f));
+    r.view.reset();
+    r.finished.outcome = std::move(outcome);
+    hand_back(std::move(r.finished));
 }
 
 std::size_t worker_context::abandon_running(wall_time now) {

@@ -14,18 +14,22 @@ std::string subscription_options::dead_letter_queue_name() const {
 
 namespace {
 // The most a lane may hold before handing over with its derived prefetch
-// (2 x share + workers + 64) within basic.qos's 16 bits.
-std::size_t largest_share(std::size_t workers) noexcept {
-    const std::size_t room = 65535 - std::min<std::size_t>(workers + 64, 65535 - 2);
+// (2 x share + capacity + 64) within basic.qos's 16 bits.
+std::size_t largest_share(std::size_t capacity) noexcept {
+    const std::size_t room = 65535 - std::min<std::size_t>(capacity + 64, 65535 - 2);
     return std::max<std::size_t>(room / 2, 1);
 }
 }  // namespace
+
+std::size_t subscription_options::capacity() const noexcept {
+    return handlers == handler_kind::coroutines ? max_in_flight : workers;
+}
 
 std::size_t subscription_options::effective_channels() const noexcept {
     const std::size_t asked = channels != 0 ? channels : std::clamp<std::size_t>((max_held + 49) / 50, 1, 200);
     if (prefetch != 0) return asked;
     // Enough lanes that each one's share fits a prefetch window.
-    const std::size_t share = largest_share(workers);
+    const std::size_t share = largest_share(capacity());
     return std::max(asked, (max_held + share - 1) / share);
 }
 
@@ -39,13 +43,13 @@ std::uint16_t subscription_options::effective_prefetch() const noexcept {
     // Room for a sooner job while the next lane takes over, and at least
     // 1 000 so that parking's round trips (publish, confirm, ack) do not
     // throttle the intake (bench/RESULTS.md, scenario H).
-    const std::size_t wanted = std::max<std::size_t>(2 * lane_hold() + workers + 64, 1000);
+    const std::size_t wanted = std::max<std::size_t>(2 * lane_hold() + capacity() + 64, 1000);
     return static_cast<std::uint16_t>(std::min<std::size_t>(wanted, 65535));
 }
 
 std::size_t subscription_options::effective_max_due_waiting() const noexcept {
     if (max_due_waiting != 0) return max_due_waiting;
-    return std::max<std::size_t>(64 * workers, 512);
+    return std::max<std::size_t>(64 * capacity(), 512);
 }
 
 std::chrono::milliseconds subscription_options::backlog_margin() const noexcept {
@@ -75,7 +79,10 @@ std::optional<option_problem> validate(const subscription_options& o) {
     if (o.queue.size() > 200)
         return problem("queue: the name is too long (" + std::to_string(o.queue.size()) +
                " bytes; at most 200, leaving room for the .wait/.dead suffixes)");
-    if (o.workers == 0) return problem("workers: at least one worker thread is needed");
+    if (o.handlers == handler_kind::threads && o.workers == 0)
+        return problem("workers: at least one worker thread is needed");
+    if (o.handlers == handler_kind::coroutines && o.max_in_flight == 0)
+        return problem("max_in_flight: at least one asynchronous job must be able to run");
     if (o.default_delay.count() < 0) return problem("default_delay: must not be negative");
     if (o.max_delay && o.max_delay->count() < 0) return problem("max_delay: must not be negative");
     if (o.max_delay && o.default_delay > *o.max_delay)

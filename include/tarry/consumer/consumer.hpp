@@ -1,5 +1,7 @@
 // The scheduling consumer: takes deliveries from a queue, holds each one
-// unacknowledged until its due time, and runs it on a worker thread then.
+// unacknowledged until its due time, and runs it then: on a worker thread
+// (a job_handler), or as a coroutine on an executor (an async_job_handler,
+// tarry/consumer/async_job_handler.hpp; one consumer runs one kind).
 //
 // Promises:
 // - Never early: a handler starts at or after the job's due time, read
@@ -47,7 +49,8 @@
 // Threads: the consumer's I/O runs on one executor: a thread of its own
 // (the first constructor), or an executor you give (the second; you run its
 // io_context, and a publisher or other consumers may share it). All its AMQP
-// work happens there, in sequence. `workers` threads run handlers (and, with
+// work happens there, in sequence. `workers` threads run synchronous
+// handlers; asynchronous ones run on their handler executor (and, with
 // publish_events, one thread publishes the lifecycle events). The
 // handler and the hooks are called concurrently from several threads. The
 // blocking start(), stop() and the destructor wait on the executor: call
@@ -57,6 +60,7 @@
 #pragma once
 
 #include "tarry/amqp/connection_config.hpp"
+#include "tarry/consumer/async_job_handler.hpp"
 #include "tarry/consumer/connection_event.hpp"
 #include "tarry/consumer/consumer_metrics.hpp"
 #include "tarry/consumer/job.hpp"
@@ -105,6 +109,17 @@ public:
     /// consumer has stopped.
     consumer(boost::asio::any_io_executor executor, amqp::connection_config config,
              subscription_options options, job_handler handler, consumer_hooks hooks = {});
+    /// With an asynchronous handler: each job's coroutine runs on
+    /// `handler_executor` (empty: the consumer's I/O executor), at most
+    /// options.max_in_flight at once, and no worker thread is started;
+    /// options.handlers becomes handler_kind::coroutines. Throws as above
+    /// (the handler empty, max_in_flight 0).
+    consumer(amqp::connection_config config, subscription_options options, async_job_handler handler,
+             consumer_hooks hooks = {}, boost::asio::any_io_executor handler_executor = {});
+    /// The same, running its I/O on `executor`.
+    consumer(boost::asio::any_io_executor executor, amqp::connection_config config,
+             subscription_options options, async_job_handler handler, consumer_hooks hooks = {},
+             boost::asio::any_io_executor handler_executor = {});
     /// stop(), if still running.
     ~consumer();
     consumer(const consumer&) = delete;
@@ -150,7 +165,9 @@ public:
     /// acknowledged, so the broker redelivers it), and its thread is joined
     /// neither here nor by the destructor; when it returns, its outcome is
     /// discarded. A handler running past stop() may use its job view and
-    /// what it captured, not the consumer. Idempotent.
+    /// what it captured, not the consumer. An abandoned coroutine receives a
+    /// terminal cancellation, and is destroyed, not resumed, once stop() has
+    /// returned. Idempotent.
     void stop();
 
     /// Counters and gauges; any thread, at any time (during stop() too).

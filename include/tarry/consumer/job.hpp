@@ -18,7 +18,8 @@ class tombstone_table;
 namespace tarry {
 
 /// A job as handed to the handler: a read-only view, valid only during the
-/// handler call, on the worker thread that runs it.
+/// handler call, on the worker thread that runs it (for an asynchronous
+/// handler: until its coroutine completes).
 struct job {
     const amqp::message& message;          ///< body and all properties, as delivered
     wall_time due;                         ///< when it was due (it never starts before)

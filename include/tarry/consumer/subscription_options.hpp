@@ -19,6 +19,12 @@ namespace tarry {
 /// The kind of queue the consumer declares (see subscription_options::queue_type).
 using queue_kind = amqp::queue_kind;
 
+/// How the consumer runs handlers (see subscription_options::handlers).
+enum class handler_kind {
+    threads,     ///< a job_handler on `workers` threads
+    coroutines,  ///< an async_job_handler, up to `max_in_flight` at once
+};
+
 struct subscription_options {
     /// The work queue. Required.
     std::string queue;
@@ -57,8 +63,15 @@ struct subscription_options {
     /// timestamp): at most 7 days, what the stream keeps
     /// (control::stream_max_age).
     std::chrono::milliseconds tombstone_retention = std::chrono::hours(7 * 24);
-    /// Worker threads running handlers.
+    /// Worker threads running handlers (synchronous handlers).
     std::size_t workers = 4;
+    /// Asynchronous handlers (tarry/consumer/async_job_handler.hpp): how
+    /// many run at once, at least 1.
+    std::size_t max_in_flight = 1000;
+    /// Which handlers run: set by the consumer's constructor from the
+    /// handler it is given (job_handler: threads, async_job_handler:
+    /// coroutines); one consumer runs one kind.
+    handler_kind handlers = handler_kind::threads;
     /// Delay of a message with neither perform_job_at nor x-delay (0 = at once).
     std::chrono::milliseconds default_delay{0};
     /// Largest delay accepted, counted from arrival; above it a message is
@@ -89,7 +102,7 @@ struct subscription_options {
     /// opened as needed. 0 = derived: one per 50 of max_held, 1 to 200.
     std::size_t channels = 0;
     /// basic.qos prefetch of the consuming lane. 0 = derived: twice what a
-    /// lane holds before handing over, plus workers + 64, so there is room
+    /// lane holds before handing over, plus capacity() + 64, so there is room
     /// for a job due sooner than everything held while the next lane takes
     /// over; at least 1 000, so that parking's publish-confirm-ack round
     /// trips do not throttle the intake; at most 65 535. Never unlimited:
@@ -99,7 +112,7 @@ struct subscription_options {
     /// Jobs due at arrival that may wait for a worker at once. When that
     /// many wait, the consuming lane stops taking deliveries (basic.cancel)
     /// until half of them have started; the broker keeps the rest. 0 =
-    /// derived: 64 per worker, at least 512 (one socket read can carry a
+    /// derived: 64 per unit of capacity(), at least 512 (one socket read can carry a
     /// few hundred deliveries; a smaller bound would pause between reads).
     std::size_t max_due_waiting = 0;
     /// Parking: wait queues `<queue>.wait.<ttl ms>` with TTLs doubling from
@@ -192,6 +205,9 @@ struct subscription_options {
     std::size_t events_per_message = 1;
     static constexpr std::size_t max_events_per_message = 1000;
 
+    /// How many jobs run at once: workers (threads) or max_in_flight
+    /// (coroutines). The derived bounds below count with it.
+    std::size_t capacity() const noexcept;
     /// dead_letter_queue, or `<queue>.dead` when that is empty.
     std::string dead_letter_queue_name() const;
     /// channels, or the derived value when it is 0; raised when needed so

@@ -7,6 +7,10 @@
 
 #include <doctest/doctest.h>
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // Asio's coroutine frames (a GCC 12 false positive)
+#endif
+
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
@@ -80,4 +84,28 @@ TEST_CASE("async_ping on a caller's executor: completes once that executor has r
     io.run_for(2s);
     CHECK(answered);
     CHECK(on_io);
+}
+
+TEST_CASE("an asynchronous handler: the consumer runs coroutines (options().handlers); an empty one, or "
+          "max_in_flight 0, is refused at construction") {
+    const tarry::async_job_handler coroutine = [](const tarry::job&) -> boost::asio::awaitable<tarry::job_outcome> {
+        co_return tarry::job_outcome::success();
+    };
+    tarry::consumer c(tarry::amqp::connection_config{}, options(), coroutine);
+    CHECK(c.options().handlers == tarry::handler_kind::coroutines);
+    CHECK(c.options().capacity() == 1000);
+    tarry::consumer threads(tarry::amqp::connection_config{}, options(), succeed);
+    CHECK(threads.options().handlers == tarry::handler_kind::threads);
+    const auto refused = [](auto make) {
+        try {
+            make();
+        } catch (const std::system_error& e) {
+            return e.code() == std::errc::invalid_argument;
+        }
+        return false;
+    };
+    CHECK(refused([] { tarry::consumer x(tarry::amqp::connection_config{}, options(), tarry::async_job_handler{}); }));
+    auto none_in_flight = options();
+    none_in_flight.max_in_flight = 0;
+    CHECK(refused([&] { tarry::consumer x(tarry::amqp::connection_config{}, none_in_flight, coroutine); }));
 }

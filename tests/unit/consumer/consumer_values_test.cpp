@@ -65,6 +65,30 @@ TEST_CASE("subscription options: the defaults are valid and derived values follo
     CHECK(o.effective_channels() == 3);
 }
 
+TEST_CASE("subscription options: with coroutines, max_in_flight is the workers' capacity in the derived bounds") {
+    auto o = valid();
+    CHECK(o.capacity() == o.workers);
+    CHECK(o.effective_max_due_waiting() == 512);
+    o.handlers = tarry::handler_kind::coroutines;
+    CHECK(o.capacity() == 1000);
+    CHECK(o.effective_max_due_waiting() == 64 * 1000);
+    CHECK(o.effective_prefetch() == 2 * 50 + 1000 + 64);
+    o.max_in_flight = 10;
+    CHECK(o.effective_max_due_waiting() == 640);
+    CHECK(o.effective_prefetch() == 1000);
+    // Worker threads do not matter then; at least one coroutine must.
+    o.workers = 0;
+    CHECK_FALSE(tarry::validate(o));
+    o.max_in_flight = 0;
+    const auto problem = tarry::validate(o);
+    REQUIRE(problem);
+    CHECK(problem->option == "max_in_flight");
+    o.handlers = tarry::handler_kind::threads;
+    o.max_in_flight = 1000;
+    REQUIRE(tarry::validate(o));
+    CHECK(tarry::validate(o)->option == "workers");
+}
+
 TEST_CASE("subscription options: each impossible setting is refused, naming the option and why") {
     struct bad_case {
         const char* option;  // the member at fault
