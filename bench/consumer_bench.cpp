@@ -2,15 +2,17 @@
 // queues it deletes afterwards (the work queue, <q>.dead, <q>.wait.*):
 //   L  lateness of 2 000 jobs due over 10 s, beside a bare sleeping thread
 //   H  head-of-line: 50 near jobs behind 500, 10 000 and 100 000 far ones
-//   T  throughput of jobs due now, beside a raw consume+ack loop and pika
+//   T  throughput of jobs due now, beside a raw consume+ack loop, rabbitmq-c
+//      and pika
 //   R  retry storm: 1 000 jobs failing twice, exponential backoff
 //   M  resident memory per held job
 //   A  asynchronous handlers (coroutines) against 4, 16 and 64 threads,
 //      jobs waiting 100 ms; memory per job in flight
+//   P  parking's rate beside a raw park loop (consume, copy, confirm, ack)
 // Each scenario prints a section of tables for bench/RESULTS.md; L and H
 // also write SVG plots (bench/plots/ under TARRY_SOURCE_ROOT, or --svg-dir).
 //
-//   consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--events] [L] [H] [T] [R] [M]
+//   consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--events] [L] [H] [T] [R] [M] [A] [P]
 //
 // --events: T measures the consumer with lifecycle events on against the
 // same consumer with them off, in interleaved rounds (a queue bound to
@@ -58,10 +60,10 @@ int run(int argc, char** argv) {
                 far.push_back(std::strtoul(p, &end, 10));
                 p = *end ? end + 1 : end;
             }
-        } else if (a.size() == 1 && std::string("LHTRMA").find(static_cast<char>(std::toupper(a[0]))) != std::string::npos) {
+        } else if (a.size() == 1 && std::string("LHTRMAP").find(static_cast<char>(std::toupper(a[0]))) != std::string::npos) {
             picked.insert(static_cast<char>(std::toupper(a[0])));
         } else {
-            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [--events] [L] [H] [T] [R] [M] [A]");
+            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [--events] [L] [H] [T] [R] [M] [A] [P]");
         }
     }
     if (cx.url.empty()) die("no broker: pass --url or set TARRY_TEST_AMQP_URL");
@@ -72,7 +74,7 @@ int run(int argc, char** argv) {
         cx.svg_dir = std::string(env_root) + "/bench/plots";
         ::mkdir(cx.svg_dir.c_str(), 0755);
     }
-    if (picked.empty()) picked = {'L', 'H', 'T', 'R', 'M', 'A'};
+    if (picked.empty()) picked = {'L', 'H', 'T', 'R', 'M', 'A', 'P'};
 
     std::string server;
     {
@@ -86,7 +88,7 @@ int run(int argc, char** argv) {
                 std::thread::hardware_concurrency(), server.c_str());
     std::fflush(stdout);
     const auto t0 = steady::now();
-    for (char s : std::string("LHTRMA")) {
+    for (char s : std::string("LHTRMAP")) {
         if (!picked.count(s)) continue;
         const auto ts = steady::now();
         switch (s) {
@@ -96,6 +98,7 @@ int run(int argc, char** argv) {
             case 'R': scenario_retry(cx); break;
             case 'M': scenario_memory(cx); break;
             case 'A': scenario_async(cx); break;
+            case 'P': scenario_parking(cx); break;
         }
         std::printf("(%c took %.1f s)\n", s, seconds_since(ts));
         std::fflush(stdout);

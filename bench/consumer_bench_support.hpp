@@ -175,5 +175,7 @@ void scenario_throughput(const context& cx);
 void scenario_memory(const context& cx);
 // consumer_bench_async.cpp: A.
 void scenario_async(const context& cx);
+// consumer_bench_parking.cpp: P.
+void scenario_parking(const context& cx);
 
 }  // namespace cbench
