@@ -5,14 +5,14 @@
 //   T  throughput of jobs due now, beside a raw consume+ack loop, rabbitmq-c
 //      and pika
 //   R  retry storm: 1 000 jobs failing twice, exponential backoff
-//   M  resident memory per held job
+//   M  resident memory per held job (--held N jobs, default 100 000)
 //   A  asynchronous handlers (coroutines) against 4, 16 and 64 threads,
 //      jobs waiting 100 ms; memory per job in flight
 //   P  parking's rate beside a raw park loop (consume, copy, confirm, ack)
 // Each scenario prints a section of tables for bench/RESULTS.md; L and H
 // also write SVG plots (bench/plots/ under TARRY_SOURCE_ROOT, or --svg-dir).
 //
-//   consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--events] [L] [H] [T] [R] [M] [A] [P]
+//   consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--held N] [--events] [L] [H] [T] [R] [M] [A] [P]
 //
 // --events: T measures the consumer with lifecycle events on against the
 // same consumer with them off, in interleaved rounds (a queue bound to
@@ -51,6 +51,9 @@ int run(int argc, char** argv) {
             svg_dir_given = true;
         } else if (a == "--events") {
             cx.events = true;
+        } else if (a == "--held" && i + 1 < argc) {
+            cx.held = std::strtoul(argv[++i], nullptr, 10);
+            if (cx.held == 0) die("--held needs a positive number of jobs");
         } else if (a == "--channels" && i + 1 < argc) {
             cx.channels = std::strtoul(argv[++i], nullptr, 10);
         } else if (a == "--far" && i + 1 < argc) {
@@ -63,7 +66,7 @@ int run(int argc, char** argv) {
         } else if (a.size() == 1 && std::string("LHTRMAP").find(static_cast<char>(std::toupper(a[0]))) != std::string::npos) {
             picked.insert(static_cast<char>(std::toupper(a[0])));
         } else {
-            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [--events] [L] [H] [T] [R] [M] [A] [P]");
+            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [--held N] [--events] [L] [H] [T] [R] [M] [A] [P]");
         }
     }
     if (cx.url.empty()) die("no broker: pass --url or set TARRY_TEST_AMQP_URL");

@@ -303,7 +303,7 @@ std::size_t encoded_properties_size(const amqp::message& m) {
 }  // namespace
 
 void scenario_memory(const context& cx) {
-    constexpr std::size_t n = 100000;
+    const std::size_t n = cx.held;
     std::mt19937_64 rng(20261122 + 2);
     std::uniform_int_distribution<long> within_ms(5 * 60 * 1000, 10 * 60 * 1000);
     std::vector<std::chrono::milliseconds> ahead(n);
@@ -340,8 +340,8 @@ void scenario_memory(const context& cx) {
     // The consumer.
     endpoint admin(cx.config);
     auto opts = options_for(cx, fresh_queue_name("memory"));
-    opts.max_held = 200000;
-    opts.max_held_bytes = std::size_t{1} << 30;
+    opts.max_held = 2 * n;
+    opts.max_held_bytes = std::max(std::size_t{1} << 30, n * 4096);
     opts.prefetch = 0;
     declare_work_queue(admin, opts.queue);
     std::vector<std::size_t> order(n);
@@ -362,7 +362,7 @@ void scenario_memory(const context& cx) {
         for (auto i : order) pub.publish(opts.queue, job_message("M" + std::to_string(i), now + ahead[i]));
         pub.wait_all();
         publish_s = seconds_since(p0);
-        const auto deadline = steady::now() + 120s;
+        const auto deadline = steady::now() + 120s + std::chrono::seconds(n / 5000);
         while (steady::now() < deadline) {
             st = c.stats();
             if (st.held >= n) {
@@ -382,11 +382,12 @@ void scenario_memory(const context& cx) {
     const double delete_s = seconds_since(d0);
     const double per_job = static_cast<double>(after - before) / n - static_cast<double>(body_bytes);
     std::printf("\n### M: memory per held job\n\n%zu jobs with %zu-byte bodies due 5-10 min ahead (random "
-                "order), max_held 200000, max_held_bytes 1 GiB, derived lanes and prefetch (up to %zu lanes, "
+                "order), max_held %zu, max_held_bytes %zu MiB, derived lanes and prefetch (up to %zu lanes, "
                 "prefetch %u); "
                 "RSS from /proc/self/statm. Encoded properties (message_id + perform_job_at): %.1f "
                 "bytes a job on average.\n\n",
-                n, body_bytes, opts.effective_channels(), opts.effective_prefetch(),
+                n, body_bytes, opts.max_held, opts.max_held_bytes >> 20, opts.effective_channels(),
+                opts.effective_prefetch(),
                 static_cast<double>(props_total) / n);
     std::printf("| what | held | RSS growth | per job beyond the body | target <= 200 B |\n|---|---:|---:|---:|---|\n");
     std::printf("| tarry consumer | %zu%s | %.1f MiB | %.1f B | %s |\n", st.held, all_held ? "" : " (TIMED OUT)",

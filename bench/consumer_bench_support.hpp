@@ -50,6 +50,9 @@ struct context {
     /// --events: T compares the consumer with lifecycle events on and off
     /// instead of with the raw loop and pika.
     bool events = false;
+    /// --held: how many jobs M holds (default 100 000; 1 000 000 for the
+    /// "10^6 held" figures).
+    std::size_t held = 100000;
 };
 
 /// The broker of TARRY_TEST_AMQP_URL (scripts/run-bench sets it); dies
