@@ -152,14 +152,7 @@ int main(int argc, char** argv) {
         if (n == 0) args.fail("--max-attempts needs at least 1");
         o.retry = o.retry->with_max_attempts(static_cast<unsigned>(n));
     }
-    if (args.has("--queue-type")) {
-        const std::string kind = args.required("--queue-type");
-        if (kind == "quorum") {
-            o.queue_type = tarry::queue_kind::quorum;
-        } else if (kind != "classic") {
-            args.fail("--queue-type is classic or quorum, not '" + kind + "'");
-        }
-    }
+    o.queue_type = cli::queue_type_option(args);
     if (args.has("--delivery-limit")) {
         const auto n = args.number("--delivery-limit", 0);
         if (n > 0xffffffffu) args.fail("--delivery-limit is at most 4294967295");

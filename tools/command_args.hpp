@@ -3,6 +3,7 @@
 // JSON strings and epoch-second times.
 #pragma once
 
+#include "tarry/amqp/queue_kind.hpp"
 #include "tarry/consumer/job_event_json.hpp"
 #include "tarry/time/time_points.hpp"
 
@@ -112,6 +113,15 @@ private:
 /// byte that is not part of well-formed UTF-8 (a message_id may hold any)
 /// is written as \ufffd, the replacement character, one per such byte.
 inline std::string json_string(std::string_view s) { return tarry::json_quoted(s); }
+
+/// --queue-type classic|quorum, or classic when absent; a usage error for
+/// any other value.
+inline tarry::amqp::queue_kind queue_type_option(args& a) {
+    const std::string text = a.text("--queue-type", "classic");
+    const auto kind = tarry::amqp::queue_kind_from_string(text);
+    if (!kind) a.fail("--queue-type is classic or quorum, not '" + text + "'");
+    return *kind;
+}
 
 /// Epoch seconds with microseconds, e.g. 1767225600.250000.
 inline std::string epoch_text(tarry::wall_time t) { return tarry::epoch_seconds_text(t); }

@@ -73,9 +73,7 @@ parking::cascade_spec spec_of(args& a) {
     if (!a.has("--unit-ms")) a.fail("--unit-ms is required");
     spec.levels = static_cast<unsigned>(std::min<std::size_t>(a.number("--levels", 0), 1000));
     spec.unit = a.millis("--unit-ms", {});
-    const std::string kind = a.text("--queue-type", "classic");
-    if (kind == "quorum") spec.queue_type = tarry::amqp::queue_kind::quorum;
-    else if (kind != "classic") a.fail("--queue-type is classic or quorum, not '" + kind + "'");
+    spec.queue_type = queue_type_option(a);
     spec.prefix = a.text("--prefix", spec.prefix);
     if (auto why = parking::check(spec); why.code) a.fail(why.message);
     return spec;

@@ -219,7 +219,7 @@ std::optional<cascade_route> delay_cascade::route(const cascade_destination& des
 }
 
 amqp::message delay_cascade::describe() const {
-    const char* kind = spec_.queue_type == amqp::queue_kind::quorum ? "quorum" : "classic";
+    const std::string kind(amqp::to_string(spec_.queue_type));
     amqp::basic_properties p;
     p.content_type = "text/plain";
     p.delivery_mode = 2;
@@ -228,7 +228,7 @@ amqp::message delay_cascade::describe() const {
     p.headers->set("x-tarry-cascade-base", static_cast<std::int64_t>(spec_.base));
     p.headers->set("x-tarry-cascade-levels", static_cast<std::int64_t>(spec_.levels));
     p.headers->set("x-tarry-cascade-unit-ms", static_cast<std::int64_t>(spec_.unit.count()));
-    p.headers->set("x-tarry-cascade-queue-type", std::string(kind));
+    p.headers->set("x-tarry-cascade-queue-type", kind);
     const std::string text = "tarry delay cascade: " + std::string(to_string(spec_.strategy)) + ", base " +
                              std::to_string(spec_.base) + ", " + std::to_string(spec_.levels) + " levels of " +
                              std::to_string(spec_.unit.count()) + " ms, " + kind + " queues";
@@ -257,9 +257,11 @@ std::optional<cascade_spec> delay_cascade::read_description(const amqp::message&
     spec.base = static_cast<unsigned>(*base);
     spec.levels = static_cast<unsigned>(*levels);
     spec.unit = std::chrono::milliseconds(*unit);
-    const std::string* kind = string_header(m, "x-tarry-cascade-queue-type");
-    if (kind && *kind == "quorum") spec.queue_type = amqp::queue_kind::quorum;
-    else if (kind && *kind != "classic") return fail("names an unknown queue type '" + *kind + "'");
+    if (const std::string* kind = string_header(m, "x-tarry-cascade-queue-type")) {
+        const auto k = amqp::queue_kind_from_string(*kind);
+        if (!k) return fail("names an unknown queue type '" + *kind + "'");
+        spec.queue_type = *k;
+    }
     if (auto bad = check(spec); bad.code) {
         why = std::move(bad);
         return std::nullopt;

@@ -4,12 +4,20 @@
 
 #include "tarry/amqp/wire/field_table.hpp"
 
+#include <optional>
+#include <string_view>
+
 namespace tarry::amqp {
 
 enum class queue_kind {
     classic,  ///< one node's queue (durable)
     quorum,   ///< replicated over a cluster's nodes (Raft); x-queue-type quorum
 };
+
+/// "classic" or "quorum": the kind's name in command lines and descriptors.
+std::string_view to_string(queue_kind kind) noexcept;
+/// The kind named "classic" or "quorum"; nothing for any other text.
+std::optional<queue_kind> queue_kind_from_string(std::string_view text) noexcept;
 
 /// Adds to `arguments` what a queue of `kind` needs: nothing for classic;
 /// x-queue-type quorum for quorum, and, when `dead_letters` (the queue's
