@@ -132,51 +132,40 @@ double raw_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
     return rate;
 }
 
-/// jobs/s of pika's basic_consume with manual acks (bench/pika_consume.py).
-double pika_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
+/// jobs/s of another client's consume-and-ack program, run as `command URL
+/// QUEUE MESSAGES PREFETCH` on a queue of throughput_jobs, which prints
+/// {"consume_ack_per_s": ...}.
+double program_round(const context& cx, endpoint& admin, const std::string& what, const std::string& command,
+                     std::uint16_t prefetch) {
     const std::size_t n = throughput_jobs;
-    const auto opts = options_for(cx, fresh_queue_name("throughput-pika"));
+    const auto opts = options_for(cx, fresh_queue_name("throughput-" + what));
     declare_work_queue(admin, opts.queue);
     prepublish(admin, opts.queue, n);
-    const auto out = run_command("/usr/bin/python3 '" + cx.source_root + "/bench/pika_consume.py' '" + cx.url +
-                                 "' '" + opts.queue + "' " + std::to_string(n) + " " + std::to_string(prefetch));
+    const auto out = run_command(command + " '" + cx.url + "' '" + opts.queue + "' " + std::to_string(n) + " " +
+                                 std::to_string(prefetch));
     delete_queues(admin, opts);
     const auto at = out.find("\"consume_ack_per_s\": ");
-    if (at == std::string::npos) die("pika_consume.py printed: " + out);
+    if (at == std::string::npos) die(what + " printed: " + out);
     return std::atof(out.c_str() + at + 21);
+}
+
+/// jobs/s of pika's basic_consume with manual acks (bench/pika_consume.py).
+double pika_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
+    return program_round(cx, admin, "pika", "/usr/bin/python3 '" + cx.source_root + "/bench/pika_consume.py'",
+                         prefetch);
 }
 
 /// jobs/s of rabbitmq-c, the C client, consuming and acking as fast as it
 /// can (bench/rabbitmq_c_consume.c, built beside this program).
 double rabbitmq_c_round(const context& cx, endpoint& admin, std::uint16_t prefetch) {
-    const std::size_t n = throughput_jobs;
-    const auto opts = options_for(cx, fresh_queue_name("throughput-rabbitmq-c"));
-    declare_work_queue(admin, opts.queue);
-    prepublish(admin, opts.queue, n);
     const auto program = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "rabbitmq_c_consume";
     if (!std::filesystem::exists(program)) die(program.string() + " is missing: build it (ninja bench/rabbitmq_c_consume)");
-    const auto out = run_command("'" + program.string() + "' '" + cx.url + "' '" + opts.queue + "' " +
-                                 std::to_string(n) + " " + std::to_string(prefetch));
-    delete_queues(admin, opts);
-    const auto at = out.find("\"consume_ack_per_s\": ");
-    if (at == std::string::npos) die("rabbitmq_c_consume printed: " + out);
-    return std::atof(out.c_str() + at + 21);
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    return program_round(cx, admin, "rabbitmq-c", "'" + program.string() + "'", prefetch);
 }
 
 }  // namespace
 
 namespace {
-
-std::string all_of(const std::vector<double>& v) {
-    std::string s;
-    for (double x : v) s += (s.empty() ? "" : " · ") + std::to_string(static_cast<long>(x));
-    return s;
-}
 
 // T with lifecycle events on against off (--events), interleaved rounds.
 void throughput_with_events(const context& cx) {
@@ -200,12 +189,12 @@ void throughput_with_events(const context& cx) {
                 "events_per_message %zu). Each ratio is the median of the rounds' on / off.\n\n",
                 throughput_jobs, rounds, batch_events);
     std::printf("| consumer | jobs/s (median) | rounds | vs events off |\n|---|---:|---|---:|\n");
-    std::printf("| tarry consumer, events off | %.0f | %s | 1.00 |\n", median(off), all_of(off).c_str());
+    std::printf("| tarry consumer, events off | %.0f | %s | 1.00 |\n", median(off), rounds_text(off).c_str());
     const auto row = [&](const char* what, const std::vector<double>& v, std::vector<double> ratios) {
         const double ratio = median(ratios);
         std::sort(ratios.begin(), ratios.end());
         std::printf("| tarry consumer, events on, %s | %.0f | %s | **%.2f** (rounds %.2f-%.2f; medians %.2f) |\n",
-                    what, median(v), all_of(v).c_str(), ratio, ratios.front(), ratios.back(),
+                    what, median(v), rounds_text(v).c_str(), ratio, ratios.front(), ratios.back(),
                     median(v) / median(off));
         return ratio;
     };
@@ -242,7 +231,6 @@ void scenario_throughput(const context& cx) {
         c_rates.push_back(rabbitmq_c_round(cx, admin, prefetch));
         pika_rates.push_back(pika_round(cx, admin, prefetch));
     }
-    const auto all = all_of;
     const double t = median(tarry_rates), w = median(raw_rates), p = median(pika_rates);
     std::printf("\n### T: throughput\n\n%zu jobs due now (no schedule header), published before consuming, "
                 "no-op handler, 4 workers, the same prefetch for all three: %u; first delivery (first handler start "
@@ -256,11 +244,11 @@ void scenario_throughput(const context& cx) {
     const double ratio = median(ratios);
     std::sort(ratios.begin(), ratios.end());
     std::printf("| tarry consumer | %.0f | %s | **%.2f** (rounds %.2f-%.2f; medians %.2f) |\n", t,
-                all(tarry_rates).c_str(), ratio, ratios.front(), ratios.back(), t / w);
-    std::printf("| raw consume + ack, tarry AMQP client | %.0f | %s | 1.00 |\n", w, all(raw_rates).c_str());
+                rounds_text(tarry_rates).c_str(), ratio, ratios.front(), ratios.back(), t / w);
+    std::printf("| raw consume + ack, tarry AMQP client | %.0f | %s | 1.00 |\n", w, rounds_text(raw_rates).c_str());
     std::printf("| rabbitmq-c 0.11 basic.consume + basic.ack (the C ceiling) | %.0f | %s | %.2f |\n", median(c_rates),
-                all(c_rates).c_str(), median(c_rates) / w);
-    std::printf("| pika 1.2 basic_consume + basic_ack | %.0f | %s | %.2f |\n", p, all(pika_rates).c_str(), p / w);
+                rounds_text(c_rates).c_str(), median(c_rates) / w);
+    std::printf("| pika 1.2 basic_consume + basic_ack | %.0f | %s | %.2f |\n", p, rounds_text(pika_rates).c_str(), p / w);
     std::printf("\nlast tarry round: received %llu, fast path %llu, succeeded %llu\n",
                 static_cast<unsigned long long>(st.received), static_cast<unsigned long long>(st.fast_path),
                 static_cast<unsigned long long>(st.succeeded));

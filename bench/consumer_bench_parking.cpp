@@ -9,7 +9,6 @@
 
 #include <boost/asio/use_future.hpp>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <future>
@@ -69,11 +68,6 @@ double raw_parking_round(const context& cx, endpoint& admin, std::uint16_t prefe
     return rate;
 }
 
-double median_of(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 }  // namespace
 
 void scenario_parking(const context& cx) {
@@ -86,22 +80,17 @@ void scenario_parking(const context& cx) {
         raw_rates.push_back(raw_parking_round(cx, admin, prefetch));
         ratios.push_back(tarry_rates.back() / raw_rates.back());
     }
-    const auto list = [](const std::vector<double>& v) {
-        std::string s;
-        for (double x : v) s += (s.empty() ? "" : " · ") + std::to_string(static_cast<long>(x));
-        return s;
-    };
     std::printf("\n### P: parking\n\n%zu jobs due in an hour (beyond the hold horizon), published before consuming; "
                 "tarry: first to last `parked` event (its copy confirmed, the delivery acked); the raw park loop: "
                 "first delivery to last ack (consume, publish the copy on a second connection's confirm channel, "
                 "ack once confirmed); prefetch %u for both; %d interleaved rounds.\n\n",
                 park_jobs, prefetch, rounds);
     std::printf("| parking | jobs/s (median) | rounds | vs the loop |\n|---|---:|---|---:|\n");
-    const double ratio = median_of(ratios);
+    const double ratio = median(ratios);
     std::printf("| tarry consumer (wait ladder) | %.0f | %s | **%.2f** (median of the rounds' ratios) |\n",
-                median_of(tarry_rates), list(tarry_rates).c_str(), ratio);
-    std::printf("| raw park loop, tarry AMQP client | %.0f | %s | 1.00 |\n", median_of(raw_rates),
-                list(raw_rates).c_str());
+                median(tarry_rates), rounds_text(tarry_rates).c_str(), ratio);
+    std::printf("| raw park loop, tarry AMQP client | %.0f | %s | 1.00 |\n", median(raw_rates),
+                rounds_text(raw_rates).c_str());
     std::printf("target: parking >= 0.8 x the raw park loop: %s (%.2f)\n", verdict(ratio >= 0.8), ratio);
 }
 

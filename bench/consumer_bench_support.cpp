@@ -96,7 +96,7 @@ void declare_work_queue(endpoint& e, const std::string& name, tarry::queue_kind 
     amqp::queue_options o;
     o.name = name;
     o.durable = true;
-    if (kind == tarry::queue_kind::quorum) o.arguments.set("x-queue-type", std::string("quorum"));
+    amqp::add_queue_kind_arguments(o.arguments, kind, false);  // as the consumer declares it
     auto f = e.ch.async_declare_queue(o, use_future);
     if (f.wait_for(30s) != std::future_status::ready) die("declare timed out");
     check(std::get<0>(f.get()), "declare " + name);
@@ -236,6 +236,17 @@ summary summarize(std::vector<double> v) {
     s.p90 = rank(0.90);
     s.p99 = rank(0.99);
     s.max = v.back();
+    return s;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+std::string rounds_text(const std::vector<double>& v) {
+    std::string s;
+    for (double x : v) s += (s.empty() ? "" : " · ") + std::to_string(static_cast<long>(x));
     return s;
 }
 

@@ -154,6 +154,11 @@ struct summary {
     double min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
 };
 summary summarize(std::vector<double> v);
+/// The median of interleaved rounds' figures: the middle one (upper middle
+/// for an even count).
+double median(std::vector<double> v);
+/// Rounds' figures for a table cell: whole numbers joined by " · ".
+std::string rounds_text(const std::vector<double>& v);
 
 double ms_between(sys::time_point from, sys::time_point to);
 double seconds_since(steady::time_point t0);
