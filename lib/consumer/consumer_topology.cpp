@@ -43,22 +43,18 @@ std::vector<amqp::queue_options> consumer_topology(const subscription_options& o
 std::optional<parking::cascade_topology> cascade_parking(const subscription_options& o) {
     if (!o.parking_strategy) return std::nullopt;
     const parking::delay_cascade cascade(*o.parking_strategy);
+    const parking::cascade_destination work{"", o.queue};
+    if (o.declare_own_queues) return cascade.topology(work);
+    // Only check: the entry exchange and the work queue's delivery queue.
     auto t = cascade.topology();
-    auto delivery = cascade.delivery({"", o.queue});
-    t.queues.insert(t.queues.end(), delivery.queues.begin(), delivery.queues.end());
-    t.bindings.insert(t.bindings.end(), delivery.bindings.begin(), delivery.bindings.end());
-    if (!o.declare_own_queues) {
-        // Only check: the entry exchange and the work queue's delivery queue.
-        parking::cascade_topology check;
-        auto entry = std::find_if(t.exchanges.begin(), t.exchanges.end(),
-                                  [&](const amqp::exchange_options& x) { return x.name == cascade.entry_exchange(); });
-        check.exchanges.push_back(*entry);
-        check.exchanges.back().passive = true;
-        check.queues.push_back(delivery.queues.front());
-        check.queues.back().passive = true;
-        return check;
-    }
-    return t;
+    parking::cascade_topology check;
+    auto entry = std::find_if(t.exchanges.begin(), t.exchanges.end(),
+                              [&](const amqp::exchange_options& x) { return x.name == cascade.entry_exchange(); });
+    check.exchanges.push_back(*entry);
+    check.exchanges.back().passive = true;
+    check.queues.push_back(cascade.delivery(work).queues.front());
+    check.queues.back().passive = true;
+    return check;
 }
 
 }  // namespace tarry::detail

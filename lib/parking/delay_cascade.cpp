@@ -196,6 +196,14 @@ cascade_topology delay_cascade::delivery(const cascade_destination& destination)
     return t;
 }
 
+cascade_topology delay_cascade::topology(const cascade_destination& destination) const {
+    auto t = topology();
+    auto d = delivery(destination);
+    t.queues.insert(t.queues.end(), d.queues.begin(), d.queues.end());
+    t.bindings.insert(t.bindings.end(), d.bindings.begin(), d.bindings.end());
+    return t;
+}
+
 std::optional<cascade_route> delay_cascade::route(const cascade_destination& destination,
                                                   std::chrono::milliseconds delay, unit_rounding rounding) const {
     const std::int64_t unit = spec_.unit.count();

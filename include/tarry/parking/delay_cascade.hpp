@@ -117,6 +117,9 @@ public:
     /// `destination`'s delivery queue and its binding (declare it before
     /// the first message for that destination enters).
     cascade_topology delivery(const cascade_destination& destination) const;
+    /// topology() and delivery(destination) together: what a cascade with
+    /// one destination known in advance declares (a consumer's parking).
+    cascade_topology topology(const cascade_destination& destination) const;
     /// The word naming `destination` in routing keys: 16 hex digits of a
     /// 64-bit FNV-1a hash of its exchange and routing key, so a key stays
     /// short whatever the destination.

@@ -83,3 +83,40 @@ TEST_CASE("dead letters to an exchange: no dead-letter queue is declared") {
     REQUIRE(qs.size() == 4);
     CHECK(qs[1].name == "jobs.wait.1000");
 }
+
+TEST_CASE("parking through a delay cascade: no wait queues; the cascade and the work queue's delivery queue, or "
+          "only the entry exchange and that queue checked when someone else declares them") {
+    auto o = jobs();
+    tarry::parking::cascade_spec s;
+    s.levels = 4;
+    s.prefix = "delays";
+    o.parking_strategy = s;
+    const auto queues = tarry::detail::consumer_topology(o);
+    REQUIRE(queues.size() == 2);  // the work queue and the dead-letter queue
+    CHECK(queues[0].name == "jobs");
+    CHECK(queues[1].name == "jobs.dead");
+
+    const tarry::parking::delay_cascade cascade(s);
+    const auto delivery = cascade.delivery({"", "jobs"}).queues.front();
+    const auto declared = tarry::detail::cascade_parking(o);
+    REQUIRE(declared);
+    CHECK(declared->exchanges.size() == cascade.topology().exchanges.size());
+    CHECK(declared->queues.size() == cascade.topology().queues.size() + 1);
+    CHECK(declared->queues.back().name == delivery.name);
+    CHECK(text(declared->queues.back(), "x-dead-letter-routing-key") == "jobs");
+    for (const auto& x : declared->exchanges) CHECK_FALSE(x.passive);
+
+    o.declare_own_queues = false;
+    const auto checked = tarry::detail::cascade_parking(o);
+    REQUIRE(checked);
+    REQUIRE(checked->exchanges.size() == 1);
+    CHECK(checked->exchanges[0].name == cascade.entry_exchange());
+    CHECK(checked->exchanges[0].passive);
+    REQUIRE(checked->queues.size() == 1);
+    CHECK(checked->queues[0].name == delivery.name);
+    CHECK(checked->queues[0].passive);
+    CHECK(checked->bindings.empty());
+
+    o.parking_strategy.reset();
+    CHECK_FALSE(tarry::detail::cascade_parking(o));
+}

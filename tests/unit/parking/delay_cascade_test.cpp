@@ -105,14 +105,6 @@ parking::cascade_spec spec_of(cascade_strategy strategy, unsigned base, unsigned
     return s;
 }
 
-parking::cascade_topology with_delivery(const delay_cascade& c, const parking::cascade_destination& d) {
-    auto all = c.topology();
-    auto more = c.delivery(d);
-    all.queues.insert(all.queues.end(), more.queues.begin(), more.queues.end());
-    all.bindings.insert(all.bindings.end(), more.bindings.begin(), more.bindings.end());
-    return all;
-}
-
 }  // namespace
 
 TEST_CASE("check refuses what cannot be a cascade, naming the field") {
@@ -203,7 +195,7 @@ TEST_CASE("the routing key's length does not depend on the destination or the de
 // declared topology: each waits exactly its units, after route()'s hops,
 // and leaves for `d`. Returns the most hops any delay took.
 unsigned walk_every_delay(const delay_cascade& c, const parking::cascade_destination& d) {
-    const auto all = with_delivery(c, d);
+    const auto all = c.topology(d);
     const std::int64_t unit = c.spec().unit.count();
     unsigned most = 0;
     for (std::int64_t units = 0; units * unit <= c.max_delay().count(); ++units) {
@@ -230,7 +222,7 @@ TEST_CASE("powers of 3, 5 levels: one queue per level and digit; every delay wal
     const delay_cascade c(spec_of(cascade_strategy::powers, 3, 5, 7ms));
     const parking::cascade_destination d{"", "work"};
     std::size_t level_queues = 0;
-    for (const auto& q : with_delivery(c, d).queues)
+    for (const auto& q : c.topology(d).queues)
         if (!q.arguments.find("x-dead-letter-routing-key") && q.arguments.find("x-message-ttl")) ++level_queues;
     CHECK(level_queues == 5 * 2);
     CHECK(c.max_delay() == 242 * 7ms);
@@ -245,7 +237,7 @@ TEST_CASE("two destinations get their own delivery queues; an unknown one goes t
     const parking::cascade_destination a{"", "a"}, b{"", "b"};
     CHECK(delay_cascade::destination_word(a) != delay_cascade::destination_word(b));
     CHECK(delay_cascade::destination_word({"a", ""}) != delay_cascade::destination_word({"", "a"}));
-    auto all = with_delivery(c, a);
+    auto all = c.topology(a);
     // b's delivery queue not declared: the delivery exchange routes nothing,
     // and its alternate exchange (fanout) takes the message.
     const auto r = c.route(b, 0ms, unit_rounding::up);
