@@ -56,6 +56,7 @@
 #include "tarry/amqp/error.hpp"
 #include "tarry/amqp/wire/error.hpp"
 #include "tarry/contract/schedule_headers.hpp"
+#include "tarry/parking/delay_cascade.hpp"
 #include "tarry/schedule/fake_clock.hpp"
 
 #include <algorithm>
@@ -130,7 +131,16 @@ subscription_options options_of(std::uint8_t a, std::uint8_t b) {
     o.max_held = held[(a >> 2) & 3];
     constexpr std::size_t due_waiting[] = {2, 3, 4, 6};
     o.max_due_waiting = due_waiting[(a >> 4) & 3];
-    if (a & 0x40) o.delivery_limit = (a & 0x80) ? 3u : 1u;
+    if (a & 0x40) {
+        o.delivery_limit = (a & 0x80) ? 3u : 1u;
+    } else if (a & 0x80) {
+        // Parking through a short cascade (4 binary levels of 500 ms: at
+        // most 7.5 s, so that a far job's wait is capped).
+        parking::cascade_spec spec;
+        spec.levels = 4;
+        spec.unit = 500ms;
+        o.parking_strategy = spec;
+    }
     switch (b & 3) {
         case 0: o.retry.reset(); break;
         case 1: o.retry = retry::backoff_policy::exponential(100ms, 2.0, 10s).with_max_attempts(2); break;
@@ -216,6 +226,9 @@ class world {
 public:
     explicit world(const subscription_options& o)
         : options_(o),
+          cascade_entry_(options_.parking_strategy
+                             ? std::optional<std::string>(parking::delay_cascade(*options_.parking_strategy).entry_exchange())
+                             : std::nullopt),
           queue_({}, clock_),
           store_(queue_),
           core_(options_, store_, counters_, retry::make_random_source(7), clock_.now(), true, &cancels_),
@@ -683,7 +696,10 @@ private:
         check(!r.settled, "a copy published for a settled delivery", [&] { return "d" + std::to_string(*d); });
         r.publishes.push_back(x.publish_id);
         copy_pending_.insert(*d);
-        const bool back = x.exchange.empty() && x.routing_key != options_.dead_letter_queue_name();
+        // To the work queue or a wait queue, or parked through the cascade
+        // (which takes it back to the work queue): it comes back.
+        const bool back = (x.exchange.empty() && x.routing_key != options_.dead_letter_queue_name()) ||
+                          (cascade_entry_ && x.exchange == *cascade_entry_);
         awaiting_.push_back({x.publish_id, back, std::move(x.message)});
     }
 
@@ -758,6 +774,7 @@ private:
     }
 
     subscription_options options_;
+    std::optional<std::string> cascade_entry_;  // parking through a cascade: its entry exchange
     model_cancels cancels_;
     fake_clock clock_;
     delay_queue<held_job, fake_clock> queue_;

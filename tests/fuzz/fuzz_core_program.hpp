@@ -5,7 +5,9 @@
 //
 //   byte 0   bits 0-1: channels (1, 2, 3, 4); bits 2-3: max_held (2, 3, 4,
 //            8); bits 4-5: max_due_waiting (2, 3, 4, 6); bit 6: a
-//            delivery_limit; bit 7: that limit is 3 (else 1)
+//            delivery_limit; bit 7: with bit 6, that limit is 3 (else 1),
+//            without it, parking through a delay cascade (4 binary levels
+//            of 500 ms) instead of the wait-queue ladder
 //   byte 1   bits 0-1: retry (none, 2 attempts, 3 attempts, 3 attempts
 //            with a 1 s time limit); bit 2: broker_consumer_timeout 60 s
 //            (else 5 s); bit 3: dead letters to an exchange; bit 4:

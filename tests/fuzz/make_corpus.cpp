@@ -449,6 +449,10 @@ void write(const fs::path& out_root) {
           program(plain_a, 2).subscribe().deliver(due_now).deliver(due_now).op(cp::pop).op(cp::pop)
               .op(cp::cancel, {0}).op(cp::cancel, {1}).op(cp::finish, {0, cp::failure})
               .op(cp::finish, {0, cp::success}).data());
+    d.add("parked-through-the-cascade-and-back",
+          program(plain_a | 0x80, plain_b).subscribe().deliver(due_10s).deliver(due_1h).op(cp::confirm, {0})
+              .op(cp::deliver_copy, {0, 0}).op(cp::confirm, {0}).advance(by_5s).advance(by_5s).run(cp::success)
+              .data());
     std::printf("consumer_core: %zu files, %zu bytes\n", d.files(), d.total());
 }
 
