@@ -12,11 +12,14 @@
 // Each scenario prints a section of tables for bench/RESULTS.md; L and H
 // also write SVG plots (bench/plots/ under TARRY_SOURCE_ROOT, or --svg-dir).
 //
-//   consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--held N] [--events] [L] [H] [T] [R] [M] [A] [P]
+//   consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--held N] [--events] [--publisher-parks]
+//                  [L] [H] [T] [R] [M] [A] [P]
 //
 // --events: T measures the consumer with lifecycle events on against the
 // same consumer with them off, in interleaved rounds (a queue bound to
 // tarry.events takes every event), instead of against the raw loop and pika.
+// --publisher-parks: H's far jobs go through a publisher that parks them in
+// a delay cascade (publisher_options::park_beyond), not to the work queue.
 // No scenario named: all, in that order. Without --url it uses
 // TARRY_TEST_AMQP_URL (scripts/with-broker, scripts/run-bench).
 #include "consumer_bench_support.hpp"
@@ -49,6 +52,8 @@ int run(int argc, char** argv) {
         } else if (a == "--svg-dir" && i + 1 < argc) {
             cx.svg_dir = argv[++i];
             svg_dir_given = true;
+        } else if (a == "--publisher-parks") {
+            cx.publisher_parks = true;
         } else if (a == "--events") {
             cx.events = true;
         } else if (a == "--held" && i + 1 < argc) {
@@ -66,7 +71,7 @@ int run(int argc, char** argv) {
         } else if (a.size() == 1 && std::string("LHTRMAP").find(static_cast<char>(std::toupper(a[0]))) != std::string::npos) {
             picked.insert(static_cast<char>(std::toupper(a[0])));
         } else {
-            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [--held N] [--events] [L] [H] [T] [R] [M] [A] [P]");
+            die("usage: consumer_bench [--url AMQP_URL] [--svg-dir DIR] [--far N,N,...] [--channels N] [--held N] [--events] [--publisher-parks] [L] [H] [T] [R] [M] [A] [P]");
         }
     }
     if (cx.url.empty()) die("no broker: pass --url or set TARRY_TEST_AMQP_URL");

@@ -53,6 +53,10 @@ struct context {
     /// --held: how many jobs M holds (default 100 000; 1 000 000 for the
     /// "10^6 held" figures).
     std::size_t held = 100000;
+    /// --publisher-parks: H publishes its far jobs through a publisher that
+    /// parks them itself (publisher_options::park_beyond) instead of
+    /// leaving them to the consumer.
+    bool publisher_parks = false;
 };
 
 /// The broker of TARRY_TEST_AMQP_URL (scripts/run-bench sets it); dies

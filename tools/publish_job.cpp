@@ -57,7 +57,10 @@ int publish_job(const tarry::amqp::connection_config& broker, const job_to_publi
     // complete while the connection closes).
     tarry::amqp::diagnostics why;
     return with_broker(broker, program, [&](tarry::amqp::connection& conn) {
-        tarry::publisher pub(conn);
+        tarry::publisher_options o;
+        o.park_beyond = job.park_beyond;
+        o.delay_cascade_prefix = job.cascade_prefix;
+        tarry::publisher pub(conn, o);
         tarry::amqp::message m(job.body);
         m.properties.message_id = job.id;
         auto confirmed = pub.async_publish("", job.queue, std::move(m), tarry::job_schedule::at(job.due), why,

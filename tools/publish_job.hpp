@@ -9,6 +9,8 @@
 #include "tarry/amqp/message.hpp"
 #include "tarry/schedule/clock.hpp"
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 namespace cli {
@@ -33,6 +35,10 @@ struct job_to_publish {
     std::string id;
     std::string body;
     tarry::wall_time due;
+    /// Parked by the publisher through the delay cascade declared under
+    /// `cascade_prefix` when due beyond this (publisher_options::park_beyond).
+    std::optional<std::chrono::milliseconds> park_beyond;
+    std::string cascade_prefix = "tarry.delay";
 };
 
 /// Connects, publishes `job`, waits at most 30 s for the broker's confirm

@@ -87,7 +87,8 @@ struct reading : std::enable_shared_from_this<reading> {
 
     void got(std::optional<amqp::get_result> got) {
         if (diag.code) {
-            diag.message = "reading the descriptor queue '" + queue() + "': " + diag.message;
+            diag.message = "reading the descriptor queue '" + queue() + "': " + diag.message +
+                           " (is the cascade declared? tarry topology declare)";
             return fail(std::move(diag));
         }
         if (!got) {

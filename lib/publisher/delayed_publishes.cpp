@@ -1,7 +1,8 @@
 // async_publish_delayed (see tarry/publisher/publisher.hpp): a message
 // delivered to any exchange after a delay, through the broker-side delay
 // cascade; the cascade's spec and each destination's delivery queue are
-// settled once per publisher, on a channel of their own.
+// settled once per publisher, on a channel of their own. Jobs the publisher
+// parks (publisher_options::park_beyond) take the same way.
 #include "tarry/publisher/publisher.hpp"
 
 #include "publisher_state.hpp"
@@ -11,6 +12,7 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <memory>
 
 namespace tarry {
@@ -74,22 +76,77 @@ void publisher::state::with_delay_destination(parking::cascade_destination desti
                                    finish({}, cascade);
                                }));
     };
+    // First, that the destination exists (passively: a 404 closes only this
+    // channel): what comes out of the cascade for a missing queue or
+    // exchange would be dropped by the broker, where a direct mandatory
+    // publish is returned. Then the delivery queue.
+    auto check_destination = [self = shared_from_this(), diag, destination, finish,
+                              declare_delivery](amqp::channel ch, cascade_ptr cascade) {
+        auto checked = [ch, cascade, diag, destination, finish, declare_delivery](std::error_code ec) {
+                if (!ec) return declare_delivery(ch, cascade);
+                ch.async_close([](std::error_code) {});
+                const std::string what = destination.exchange.empty()
+                                             ? "queue '" + destination.routing_key + "'"
+                                             : "exchange '" + destination.exchange + "'";
+                finish(amqp::diagnostics::from(publish_errc::unroutable,
+                                               "no " + what + " to deliver to (" + diag->message +
+                                                   "): what the delay cascade delivered to it would be dropped"),
+                       nullptr);
+        };
+        if (destination.exchange.empty()) {
+            amqp::queue_options q;
+            q.name = destination.routing_key;
+            q.passive = true;
+            ch.async_declare_queue(std::move(q), *diag,
+                                   asio::bind_executor(self->strand, [checked](std::error_code ec, amqp::queue_info) {
+                                       checked(ec);
+                                   }));
+        } else {
+            amqp::exchange_options x;
+            x.name = destination.exchange;
+            x.passive = true;
+            ch.async_declare_exchange(std::move(x), *diag, asio::bind_executor(self->strand, checked));
+        }
+    };
     conn_->async_open_channel(
         *diag, asio::bind_executor(strand, [self = shared_from_this(), ex, diag, known = std::move(known),
-                                            declare_delivery, finish](std::error_code ec, amqp::channel ch) {
+                                            check_destination, finish](std::error_code ec, amqp::channel ch) {
             if (ec) return finish(std::move(*diag), nullptr);
-            if (known) return declare_delivery(ch, known);
+            if (known) return check_destination(ch, known);
             parking::async_read_description(
                 ex, ch, self->options.delay_cascade_prefix, *diag,
-                asio::bind_executor(self->strand, [ch, diag, declare_delivery, finish](std::error_code ec,
-                                                                                      parking::cascade_spec spec) {
+                asio::bind_executor(self->strand, [ch, diag, check_destination, finish](std::error_code ec,
+                                                                                       parking::cascade_spec spec) {
                     if (ec) {
                         ch.async_close([](std::error_code) {});
                         return finish(std::move(*diag), nullptr);
                     }
-                    declare_delivery(ch, std::make_shared<const parking::delay_cascade>(std::move(spec)));
+                    check_destination(ch, std::make_shared<const parking::delay_cascade>(std::move(spec)));
                 }));
         }));
+}
+
+void publisher::state::send_delayed(outgoing o, std::chrono::milliseconds delay, parking::unit_rounding rounding,
+                                    bool cap) {
+    if (o.msg.properties.headers) o.msg.properties.headers->erase("x-death");
+    parking::cascade_destination destination{std::move(o.exchange), std::move(o.routing_key)};
+    with_delay_destination(
+        destination, [s = shared_from_this(), destination, msg = std::move(o.msg), delay, rounding, cap,
+                      h = std::move(o.done)](amqp::diagnostics why,
+                                             std::shared_ptr<const parking::delay_cascade> cascade) mutable {
+            if (why.code) return s->complete(std::move(h), std::move(why));
+            const auto wait = cap ? std::min(delay, cascade->max_delay()) : delay;
+            const auto route = cascade->route(destination, wait, rounding);
+            if (!route)
+                return s->complete(std::move(h),
+                                   amqp::diagnostics::from(publish_errc::delay_exceeds_max,
+                                                           "a delay of " + std::to_string(delay.count()) +
+                                                               " ms is above the delay cascade's longest, " +
+                                                               std::to_string(cascade->max_delay().count()) + " ms"));
+            if (route->units == 0)
+                return s->enqueue({destination.exchange, destination.routing_key, std::move(msg), std::move(h)});
+            s->enqueue({cascade->entry_exchange(), route->routing_key, std::move(msg), std::move(h)});
+        });
 }
 
 void publisher::publish_delayed_(std::string exchange, std::string routing_key, amqp::message msg,
@@ -98,32 +155,15 @@ void publisher::publish_delayed_(std::string exchange, std::string routing_key, 
         return s_->refuse(std::move(h), amqp::diagnostics::from(
                                             amqp::errc::invalid_argument,
                                             "a delayed message cannot have an expiration: it would cut its wait short"));
-    // A copy that kept x-death would look like a dead-letter cycle to the
-    // broker, which drops it silently.
-    if (msg.properties.headers) msg.properties.headers->erase("x-death");
     if (s_->options.persistent && !msg.properties.delivery_mode) msg.properties.delivery_mode = 2;
     s_->ensure_channel();  // from here, while the connection is certainly alive
+    state::outgoing o{std::move(exchange), std::move(routing_key), std::move(msg), std::move(h)};
     if (delay.count() <= 0) {
-        asio::post(s_->strand, [s = s_, o = state::outgoing{std::move(exchange), std::move(routing_key),
-                                                             std::move(msg), std::move(h)}]() mutable {
-            s->enqueue(std::move(o));
-        });
+        if (o.msg.properties.headers) o.msg.properties.headers->erase("x-death");
+        asio::post(s_->strand, [s = s_, o = std::move(o)]() mutable { s->enqueue(std::move(o)); });
         return;
     }
-    parking::cascade_destination destination{std::move(exchange), std::move(routing_key)};
-    s_->with_delay_destination(
-        destination, [s = s_, destination, msg = std::move(msg), delay, h = std::move(h)](
-                         amqp::diagnostics why, std::shared_ptr<const parking::delay_cascade> cascade) mutable {
-            if (why.code) return s->complete(std::move(h), std::move(why));
-            const auto route = cascade->route(destination, delay, parking::unit_rounding::up);
-            if (!route)
-                return s->complete(std::move(h),
-                                   amqp::diagnostics::from(publish_errc::delay_exceeds_max,
-                                                           "a delay of " + std::to_string(delay.count()) +
-                                                               " ms is above the delay cascade's longest, " +
-                                                               std::to_string(cascade->max_delay().count()) + " ms"));
-            s->enqueue({cascade->entry_exchange(), route->routing_key, std::move(msg), std::move(h)});
-        });
+    s_->send_delayed(std::move(o), delay, parking::unit_rounding::up, false);
 }
 
 }  // namespace tarry

@@ -1,8 +1,10 @@
 // The publisher's front (see tarry/publisher/publisher.hpp): due times,
-// refusals, the headers written on the caller's thread, and the hand-off to
-// the strand that owns the channel.
+// refusals, the headers written on the caller's thread, far jobs parked
+// through the delay cascade, and the hand-off to the strand that owns the
+// channel.
 #include "tarry/publisher/publisher.hpp"
 
+#include "publisher_parking.hpp"
 #include "publisher_state.hpp"
 #include "scheduled_message.hpp"
 
@@ -40,13 +42,18 @@ publisher::~publisher() { s_->detach(); }
 
 void publisher::publish_(std::string exchange, std::string routing_key, amqp::message msg,
                          const job_schedule* when, completion h) {
+    std::optional<std::chrono::milliseconds> park;
     if (when != nullptr) {
         const wall_time now = std::chrono::system_clock::now();
         if (auto refused = detail::schedule_message(msg, *when, now, detail::next_generation(now), s_->options);
             refused.code)
             return s_->refuse(std::move(h), std::move(refused));
+        if (!msg.properties.expiration) park = detail::publisher_park_wait(when->due(now), now, s_->options);
     }
     s_->ensure_channel();  // from here, while the connection is certainly alive
+    if (park)
+        return s_->send_delayed({std::move(exchange), std::move(routing_key), std::move(msg), std::move(h)}, *park,
+                                parking::unit_rounding::down, true);
     asio::post(s_->strand, [s = s_, o = state::outgoing{std::move(exchange), std::move(routing_key),
                                                          std::move(msg), std::move(h)}]() mutable {
         s->enqueue(std::move(o));

@@ -75,10 +75,19 @@ struct publisher::state : std::enable_shared_from_this<publisher::state> {
         boost::asio::any_completion_handler<void(amqp::diagnostics, std::shared_ptr<const parking::delay_cascade>)>;
     /// Calls `then` on the strand with the delay cascade (its spec from the
     /// options, else read from the broker the first time) once
-    /// `destination`'s delivery queue is declared, on a channel of its own;
+    /// `destination` was found to exist (unroutable if not) and its delivery
+    /// queue is declared, on a channel of its own;
     /// at once when both were done before. Any thread, while the publisher
     /// lives.
     void with_delay_destination(parking::cascade_destination destination, cascade_handler then);
+    /// Sends `o` through the delay cascade to its exchange and routing key,
+    /// waiting `delay` rounded to whole units as `rounding` says: to the
+    /// destination at once when that is no unit. Above the cascade's
+    /// longest: refused (delay_exceeds_max), or with `cap` the longest.
+    /// Strips x-death (a copy keeping it would look like a dead-letter
+    /// cycle to the broker, which drops it silently). Any thread, while the
+    /// publisher lives, after ensure_channel().
+    void send_delayed(outgoing o, std::chrono::milliseconds delay, parking::unit_rounding rounding, bool cap);
     amqp::diagnostics last_error() const;
     /// The publisher is gone (its destructor): the connection is not used
     /// after this returns, and the channel is closed once nothing is

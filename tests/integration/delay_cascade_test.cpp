@@ -6,6 +6,9 @@
 // drops it as a dead-letter cycle); what no delivery queue takes goes to
 // the catch-all without blocking the others; a node restart loses nothing
 // in the cascade; a pika consumer receives what async_publish_delayed sent;
+// a publisher parking far jobs (park_beyond, `tarry publish
+// --park-beyond-ms`) sends them through the cascade to arrive before they
+// are due, and refuses them when there is no cascade;
 // and `tarry topology` / `tarry delay` as processes.
 #include "amqp_client.hpp"
 #include "python_peer.hpp"
@@ -322,20 +325,23 @@ TEST_CASE("cascade: refusals before sending: above the longest delay (1000 years
     o.delay_cascade->prefix = unique_name("refusals");
     tarry::publisher pub(c.conn, o);
     amqp::diagnostics why;
-    // The destination's delivery queue is declared first, so use a
-    // cascade that exists.
+    // The destination is checked and its delivery queue declared first, so
+    // use a cascade and a queue that exist.
     declared_cascade dc(c, *o.delay_cascade);
-    dc.destinations.push_back({"", "nowhere"});
+    const std::string q = unique_name("refused-dest");
+    auto ch = c.open_channel();
+    value_of(ch.async_declare_queue(durable_queue(q), use_future));
+    dc.destinations.push_back({"", q});
     const auto far = std::chrono::hours(24 * 365 * 1000);
-    CHECK(wait(pub.async_publish_delayed("", "nowhere", amqp::message("x"), far, why, use_future)) ==
+    CHECK(wait(pub.async_publish_delayed("", q, amqp::message("x"), far, why, use_future)) ==
           tarry::publish_errc::delay_exceeds_max);
     CHECK(why.message.find("above the delay cascade's longest") != std::string::npos);
     amqp::message expiring("x");
     expiring.properties.expiration = "5000";
-    CHECK(wait(pub.async_publish_delayed("", "nowhere", expiring, 10s, why, use_future)) ==
-          amqp::errc::invalid_argument);
+    CHECK(wait(pub.async_publish_delayed("", q, expiring, 10s, why, use_future)) == amqp::errc::invalid_argument);
     CHECK(why.message.find("expiration") != std::string::npos);
     CHECK(pub.stats().published == 0);
+    wait(ch.async_delete_queue(q, {}, use_future));
 }
 
 TEST_CASE("cascade: a destination whose delivery queue was removed goes to the catch-all; the others still arrive") {
@@ -432,6 +438,112 @@ TEST_CASE("cascade: a pika consumer on a plain queue receives what async_publish
     CHECK(waited >= 300ms);
 }
 
+// Far jobs parked by the publisher (publisher_options::park_beyond).
+namespace {
+
+// The perform_job_at of a delivery, as written by async_publish.
+std::optional<tarry::wall_time> due_of(const amqp::delivery& d) {
+    if (!d.msg.properties.headers) return std::nullopt;
+    const auto* v = d.msg.properties.headers->find("perform_job_at");
+    if (!v) return std::nullopt;
+    const auto* seconds = v->get_if<double>();
+    if (!seconds) return std::nullopt;
+    return tarry::wall_time(std::chrono::duration_cast<tarry::wall_time::duration>(
+        std::chrono::duration<double>(*seconds)));
+}
+
+}  // namespace
+
+TEST_CASE("cascade: a publisher parking far jobs sends one due beyond park_beyond through the cascade, to arrive "
+          "park_margin before due and never after; a near one and one with an expiration go at once") {
+    TARRY_REQUIRE_BROKER(url);
+    one_destination f(url, "park", 10);  // 10 ms units, up to 10.23 s
+    tarry::publisher_options o;
+    o.delay_cascade = f.dc.cascade.spec();
+    o.park_beyond = 1s;
+    o.park_margin = 300ms;
+    tarry::publisher parker(f.c.conn, o);
+    amqp::message far("far"), near("near"), expiring("expiring");
+    expiring.properties.expiration = "60000";
+    ok(parker.async_publish("", f.q, far, tarry::job_schedule::after(3s), use_future));
+    ok(parker.async_publish("", f.q, near, tarry::job_schedule::after(900ms), use_future));
+    ok(parker.async_publish("", f.q, expiring, tarry::job_schedule::after(3s), use_future));
+    REQUIRE(f.got.wait_for(3, 10s));
+    const auto all = f.got.take();
+    REQUIRE(all.size() == 3);
+    // The two that went at once came first, through no queue but theirs.
+    CHECK(body_of(all[0].d) == "near");
+    CHECK(body_of(all[1].d) == "expiring");
+    CHECK(deaths(all[0].d) == 0);
+    CHECK(deaths(all[1].d) == 0);
+    const auto& parked = all[2].d;
+    REQUIRE(body_of(parked) == "far");
+    const auto wall_arrival = std::chrono::system_clock::now() - (steady::now() - all[2].at);
+    const auto due = due_of(parked);
+    REQUIRE(due);
+    // It waited in the cascade (its hops and the delivery queue)...
+    CHECK(deaths(parked) >= 2);
+    // ...and arrived before it was due, and not before due - margin - one unit.
+    CHECK_MESSAGE(wall_arrival < *due, "arrived " << std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                         wall_arrival - *due).count() << " ms after due");
+    CHECK(wall_arrival >= *due - o.park_margin - 10ms - 5ms);  // 5 ms: the two clocks read apart
+    CHECK(parker.stats().confirmed == 3);
+}
+
+TEST_CASE("cascade: a publisher parking far jobs with no cascade declared fails the far publish, says to declare "
+          "it, and sends nothing; near jobs still go") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    const std::string q = unique_name("park-none");
+    auto ch = c.open_channel();
+    value_of(ch.async_declare_queue(durable_queue(q), use_future));
+    tarry::publisher_options o;
+    o.delay_cascade_prefix = unique_name("never-declared");
+    o.park_beyond = 1s;
+    tarry::publisher pub(c.conn, o);
+    amqp::diagnostics why;
+    const auto ec = wait(pub.async_publish("", q, amqp::message("far"), tarry::job_schedule::after(1h), why, use_future));
+    CHECK(ec);
+    CHECK_MESSAGE(why.message.find("tarry topology declare") != std::string::npos, why.message);
+    ok(pub.async_publish("", q, amqp::message("near"), tarry::job_schedule::after(500ms), use_future));
+    const auto [dec_ec, declared] = [&] {
+        auto r = ch.async_declare_queue(passive_queue(q), use_future).get();
+        return std::pair{std::get<0>(r), std::get<1>(r)};
+    }();
+    REQUIRE_FALSE(dec_ec);
+    CHECK(declared.message_count == 1);  // the near one alone
+    wait(ch.async_delete_queue(q, {}, use_future));
+}
+
+TEST_CASE("cascade: a delayed or parked message for a queue or exchange that does not exist fails at once "
+          "(unroutable), instead of being dropped when it comes out of the cascade") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    declared_cascade dc(c, spec_of(unique_name("missing"), 6, 10ms));
+    tarry::publisher_options o;
+    o.delay_cascade = dc.cascade.spec();
+    o.park_beyond = 1s;
+    tarry::publisher pub(c.conn, o);
+    amqp::diagnostics why;
+    const std::string no_queue = unique_name("no-such-queue");
+    CHECK(wait(pub.async_publish_delayed("", no_queue, amqp::message("x"), 100ms, why, use_future)) ==
+          tarry::publish_errc::unroutable);
+    CHECK_MESSAGE(why.message.find(no_queue) != std::string::npos, why.message);
+    CHECK(wait(pub.async_publish("", no_queue, amqp::message("far"), tarry::job_schedule::after(1h), why,
+                                 use_future)) == tarry::publish_errc::unroutable);
+    CHECK(wait(pub.async_publish_delayed(unique_name("no-such-exchange"), "k", amqp::message("x"), 100ms, why,
+                                         use_future)) == tarry::publish_errc::unroutable);
+    CHECK(why.message.find("exchange") != std::string::npos);
+    CHECK(pub.stats().published == 0);
+    // The publisher still works for a destination that exists.
+    const std::string q = unique_name("exists");
+    auto ch = c.open_channel();
+    value_of(ch.async_declare_queue(durable_queue(q), use_future));
+    dc.destinations.push_back({"", q});
+    ok(pub.async_publish_delayed("", q, amqp::message("y"), 100ms, use_future));
+    wait(ch.async_delete_queue(q, {}, use_future));
+}
+
 TEST_CASE("cascade: the tool's usage errors exit 2 with the reason") {
     const auto run = [](std::vector<std::string> args) { return run_tarry(std::move(args)); };
     auto r = run({"topology"});
@@ -462,4 +574,40 @@ TEST_CASE("cascade: the tool's usage errors exit 2 with the reason") {
     CHECK(r.err.find("--exchange is required") != std::string::npos);
     r = run({"delay", "--url", "amqp://localhost", "--exchange", "", "--routing-key", "q", "--delay-ms", "-5"});
     CHECK(r.exit_code == 2);
+    r = run({"publish", "--url", "amqp://localhost", "--queue", "q", "--park-beyond-ms", "soon"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--park-beyond-ms needs a non-negative integer") != std::string::npos);
+    r = run({"publish", "--url", "amqp://localhost", "--queue", "q", "--prefix", "p"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--prefix goes with --park-beyond-ms") != std::string::npos);
+}
+
+TEST_CASE("cascade: tarry publish --park-beyond-ms parks a far job in the cascade (the queue stays empty until it "
+          "comes back); with no cascade it exits 1 saying to declare one") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    declared_cascade dc(c, spec_of(unique_name("cli-park"), 10, 10ms));
+    const std::string q = unique_name("cli-park-dest");
+    auto ch = c.open_channel();
+    value_of(ch.async_declare_queue(durable_queue(q), use_future));
+    dc.destinations.push_back({"", q});
+    const auto depth = [&] {
+        auto r = ch.async_declare_queue(passive_queue(q), use_future).get();
+        REQUIRE_FALSE(std::get<0>(r));
+        return std::get<1>(r).message_count;
+    };
+    auto r = run_tarry({"publish", "--url", url, "--queue", q, "--delay-ms", "4000", "--id", "far-1", "--park-beyond-ms",
+                        "1000", "--prefix", dc.cascade.spec().prefix});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(r.out.find("published far-1 due ") == 0);
+    CHECK(depth() == 0);  // in the cascade
+    const auto deadline = steady::now() + 15s;
+    while (depth() == 0 && steady::now() < deadline) std::this_thread::sleep_for(50ms);
+    CHECK(depth() == 1);  // back in the queue, 250 ms before it is due
+    r = run_tarry({"publish", "--url", url, "--queue", q, "--delay-ms", "60000", "--park-beyond-ms", "1000", "--prefix",
+                   unique_name("no-such-cascade")});
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(r.err.find("tarry topology declare") != std::string::npos, r.err);
+    CHECK(depth() == 1);
+    wait(ch.async_delete_queue(q, {}, use_future));
 }

@@ -116,6 +116,20 @@ struct publisher_options {
     /// descriptor of the cascade declared under delay_cascade_prefix.
     std::optional<parking::cascade_spec> delay_cascade;
     std::string delay_cascade_prefix = "tarry.delay";
+    /// Far jobs parked by the publisher: an async_publish job due further
+    /// out than this (due − now) waits in the delay cascade (as
+    /// async_publish_delayed, with its wait rounded down to whole units and
+    /// capped at the cascade's longest) and reaches its queue park_margin
+    /// before it is due; so no consumer takes, holds or parks it before
+    /// then, and jobs due sooner never queue behind it. Nothing (default):
+    /// every job goes to its queue at once. A job with an expiration goes
+    /// at once. The cascade must exist (tarry topology declare): if it
+    /// does not, the publish fails and nothing is sent. async_reschedule
+    /// does not park.
+    std::optional<std::chrono::milliseconds> park_beyond;
+    /// A job parked by the publisher reaches its queue this long (at least
+    /// a few ms of the broker's own latency less) before it is due.
+    std::chrono::milliseconds park_margin{250};
 };
 
 /// Counters since construction. A snapshot; each counter is read on its
@@ -323,8 +337,12 @@ public:
     /// millisecond). A delay of 0 or less publishes straight to the
     /// destination. On first use the publisher reads the cascade's
     /// descriptor (publisher_options::delay_cascade_prefix) unless the
-    /// options give its spec, and declares the destination's delivery
-    /// queue (once per destination). Refused before sending:
+    /// options give its spec, checks that the destination exists (the
+    /// queue, for the default exchange; else the exchange) and declares its
+    /// delivery queue (once per destination). A missing destination fails
+    /// with unroutable and nothing is sent: the broker would drop what the
+    /// cascade delivers to it (a binding removed later, or a queue deleted
+    /// while messages wait, still loses them). Refused before sending:
     /// delay_exceeds_max (above the cascade's longest delay),
     /// amqp::errc::invalid_argument for a message with an expiration (it
     /// would cut the wait short). Fails with std::errc::no_message_available

@@ -76,6 +76,28 @@ TEST_CASE("random pushes and pops at both ends, through many splits") {
     CHECK(in_order(h.b, h.ref.size()));
 }
 
+// Memory follows the fill of the leaves (each is allocated whole): a full
+// leaf first hands elements to a neighbour with room, so random pushes fill
+// leaves to some 85 % instead of the 69 % that halving alone leaves.
+TEST_CASE("random pushes fill the leaves to at least 80 %") {
+    std::mt19937_64 rng(7);
+    harness h;
+    for (int i = 0; i < 100000; ++i) h.push(static_cast<std::int64_t>(rng() % 1000000000));
+    h.check_ends();
+    CHECK(in_order(h.b, 100000));
+    const double fill = static_cast<double>(h.b.size()) / static_cast<double>(h.b.leaf_count() * blocks::leaf_capacity);
+    INFO("fill: " << fill);
+    CHECK(fill >= 0.80);
+    // Popping from the front all along (as a delay queue does) keeps order.
+    for (int i = 0; i < 50000; ++i) {
+        REQUIRE(key(h.b.pop_min()) == *h.ref.begin());
+        h.ref.erase(h.ref.begin());
+        h.push(static_cast<std::int64_t>(rng() % 1000000000));
+    }
+    h.check_ends();
+    CHECK(in_order(h.b, h.ref.size()));
+}
+
 TEST_CASE("ascending pushes append; descending pushes insert at the front") {
     harness up;
     for (int i = 0; i < 50000; ++i) up.push(i);
