@@ -11,7 +11,8 @@
 //   encoded properties (what the broker sent); and the same for a bare
 //   delay_queue of items shaped like the consumer's held job. Then, with
 //   every job held, the broker closes the consuming connection: the time
-//   to consume again and the longest stall (consumer_bench_recovery.cpp).
+//   to consume again and the longest stall; and, once they are given back,
+//   a fresh consumer's time to hold them all (consumer_bench_recovery.cpp).
 #include "consumer_bench_recovery.hpp"
 #include "consumer_bench_support.hpp"
 #include "raw_consume_loop.hpp"
@@ -377,6 +378,9 @@ void scenario_memory(const context& cx) {
         c.stop();
         stop_s = seconds_since(s0);
     }
+    // The jobs given back wait in the queue: a fresh consumer takes them.
+    start_result fresh;
+    if (all_held) fresh = measure_start(admin, config, opts, n);
     const auto d0 = steady::now();
     delete_queues(admin, opts);
     const double delete_s = seconds_since(d0);
@@ -403,7 +407,10 @@ void scenario_memory(const context& cx) {
     std::printf("consumer stats: held %zu, held_bytes %zu (%.1f a job), received %llu, parked %llu\n", st.held,
                 st.held_bytes, st.held ? static_cast<double>(st.held_bytes) / static_cast<double>(st.held) : 0.0,
                 static_cast<unsigned long long>(st.received), static_cast<unsigned long long>(st.parked));
-    if (all_held) print_recovery(recovery);
+    if (all_held) {
+        print_recovery(recovery);
+        print_start(fresh, n);
+    }
 }
 
 }  // namespace cbench

@@ -7,6 +7,8 @@
 // − due, from the consumer's `run` events.
 #include "consumer_bench_recovery.hpp"
 
+#include <boost/asio/use_future.hpp>
+
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -117,6 +119,48 @@ void print_recovery(const recovery_result& r) {
                 r.recovered ? (std::to_string(r.all_held_again_s).substr(0, 6) + " s").c_str() : "not in 600 s",
                 static_cast<unsigned long long>(r.channel_losses), static_cast<unsigned long long>(r.dropped),
                 r.probes_run, probe_count, r.probe_lateness.p50, r.probe_lateness.p99, r.probe_lateness.max);
+}
+
+start_result measure_start(endpoint& admin, const amqp::connection_config& config,
+                           const tarry::subscription_options& opts, std::size_t expected) {
+    start_result r;
+    const auto q0 = steady::now();
+    while (steady::now() < q0 + 300s) {
+        amqp::queue_options q;
+        q.name = opts.queue;
+        q.passive = true;
+        auto [ec, info] = admin.ch.async_declare_queue(q, boost::asio::use_future).get();
+        check(ec, "counting " + opts.queue);
+        if (info.message_count >= expected) break;
+        std::this_thread::sleep_for(100ms);
+    }
+    r.requeued_s = seconds_since(q0);
+    tarry::consumer c(config, opts, [](const tarry::job&) { return tarry::job_outcome::success(); });
+    const auto t0 = steady::now();
+    c.start();
+    const auto deadline = t0 + 600s;
+    while (steady::now() < deadline) {
+        const auto st = c.stats();
+        if (r.first_taken_s == 0 && st.received > 0) r.first_taken_s = seconds_since(t0);
+        if (st.held >= expected) {
+            r.all_held = true;
+            r.all_held_s = seconds_since(t0);
+            break;
+        }
+        std::this_thread::sleep_for(5ms);
+    }
+    const auto s0 = steady::now();
+    c.stop();
+    r.stop_s = seconds_since(s0);
+    return r;
+}
+
+void print_start(const start_result& r, std::size_t expected) {
+    std::printf("\n#### Start: a fresh consumer on the %zu jobs given back\n\n", expected);
+    std::printf("| all ready in the queue again (before the start) | first job taken | all held | stop(), giving them "
+                "back |\n|---:|---:|---:|---:|\n");
+    std::printf("| %.1f s | %.2f s | %s | %.1f s |\n", r.requeued_s, r.first_taken_s,
+                r.all_held ? (std::to_string(r.all_held_s).substr(0, 6) + " s").c_str() : "not in 600 s", r.stop_s);
 }
 
 }  // namespace cbench

@@ -1,6 +1,7 @@
 // Scenario M's recovery figures (consumer_bench_recovery.cpp): how long a
 // consumer holding every job takes to consume again after the broker closes
-// its connection, and the longest stall of jobs falling due meanwhile.
+// its connection, and the longest stall of jobs falling due meanwhile; and
+// how long a fresh consumer takes to hold every job already waiting.
 #pragma once
 
 #include "consumer_bench_support.hpp"
@@ -29,5 +30,21 @@ struct recovery_result {
 recovery_result measure_recovery(const context& cx, tarry::consumer& c, endpoint& admin, const std::string& queue,
                                  const std::string& connection_name, run_log& probes);
 void print_recovery(const recovery_result& r);
+
+struct start_result {
+    double requeued_s = 0;     ///< before the start: until the broker counts `expected` ready again
+    bool all_held = false;
+    double first_taken_s = 0;  ///< start() → the first delivery taken
+    double all_held_s = 0;     ///< start() → `expected` held
+    double stop_s = 0;         ///< stop(), giving them back
+};
+
+/// A fresh consumer started on a queue where `expected` jobs wait, all due
+/// later than its run, once the broker counts them all ready (after a
+/// stop() gave them back, it requeues them for a while): how long until it
+/// takes the first and holds them all, and how long its stop() takes.
+start_result measure_start(endpoint& admin, const amqp::connection_config& config,
+                           const tarry::subscription_options& opts, std::size_t expected);
+void print_start(const start_result& r, std::size_t expected);
 
 }  // namespace cbench

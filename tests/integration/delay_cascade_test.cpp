@@ -41,6 +41,12 @@ parking::cascade_spec spec_of(std::string prefix, unsigned levels, std::chrono::
     return s;
 }
 
+amqp::queue_options durable_queue(std::string name) {
+    auto q = queue_opts(std::move(name));
+    q.durable = true;
+    return q;
+}
+
 // Declares the cascade with its descriptor; deletes everything it and the
 // destinations' delivery queues declared when it goes.
 struct declared_cascade {
@@ -52,6 +58,7 @@ struct declared_cascade {
     }
     ~declared_cascade() {
         auto ch = c.open_channel();
+        for (const auto& q : own_queues) wait(ch.async_delete_queue(q, {}, use_future));
         const auto t = cascade.topology();
         for (const auto& q : t.queues) wait(ch.async_delete_queue(q.name, {}, use_future));
         for (const auto& d : destinations)
@@ -61,6 +68,18 @@ struct declared_cascade {
     client& c;
     parking::delay_cascade cascade;
     std::vector<parking::cascade_destination> destinations;  ///< whose delivery queues to delete
+    std::vector<std::string> own_queues;                     ///< destination queues to delete too
+
+    /// A fresh durable queue named after `what`, as a destination: it and
+    /// its delivery queue go with the cascade.
+    std::string destination_queue(const std::string& what) {
+        const std::string q = unique_name(what);
+        auto ch = c.open_channel();
+        value_of(ch.async_declare_queue(durable_queue(q), use_future));
+        destinations.push_back({"", q});
+        own_queues.push_back(q);
+        return q;
+    }
 };
 
 // Deliveries with the moment each arrived.
@@ -106,12 +125,6 @@ std::size_t deaths(const amqp::delivery& d) {
 }
 
 std::string body_of(const amqp::delivery& d) { return std::string(d.msg.body.begin(), d.msg.body.end()); }
-
-amqp::queue_options durable_queue(std::string name) {
-    auto q = queue_opts(std::move(name));
-    q.durable = true;
-    return q;
-}
 
 // Publishes `n` messages, message i delayed by delays[i], through `pub`;
 // each body is its index. Returns when each was confirmed, with the moment
@@ -328,10 +341,7 @@ TEST_CASE("cascade: refusals before sending: above the longest delay (1000 years
     // The destination is checked and its delivery queue declared first, so
     // use a cascade and a queue that exist.
     declared_cascade dc(c, *o.delay_cascade);
-    const std::string q = unique_name("refused-dest");
-    auto ch = c.open_channel();
-    value_of(ch.async_declare_queue(durable_queue(q), use_future));
-    dc.destinations.push_back({"", q});
+    const std::string q = dc.destination_queue("refused-dest");
     const auto far = std::chrono::hours(24 * 365 * 1000);
     CHECK(wait(pub.async_publish_delayed("", q, amqp::message("x"), far, why, use_future)) ==
           tarry::publish_errc::delay_exceeds_max);
@@ -341,7 +351,6 @@ TEST_CASE("cascade: refusals before sending: above the longest delay (1000 years
     CHECK(wait(pub.async_publish_delayed("", q, expiring, 10s, why, use_future)) == amqp::errc::invalid_argument);
     CHECK(why.message.find("expiration") != std::string::npos);
     CHECK(pub.stats().published == 0);
-    wait(ch.async_delete_queue(q, {}, use_future));
 }
 
 TEST_CASE("cascade: a destination whose delivery queue was removed goes to the catch-all; the others still arrive") {
@@ -417,10 +426,7 @@ TEST_CASE("cascade: a pika consumer on a plain queue receives what async_publish
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     declared_cascade dc(c, spec_of(unique_name("pika"), 8, 10ms));
-    const std::string q = unique_name("pika-dest");
-    auto ch = c.open_channel();
-    value_of(ch.async_declare_queue(durable_queue(q), use_future));
-    dc.destinations.push_back({"", q});
+    const std::string q = dc.destination_queue("pika-dest");
     tarry::publisher_options o;
     o.delay_cascade_prefix = dc.cascade.spec().prefix;  // found through the descriptor
     tarry::publisher pub(c.conn, o);
@@ -430,7 +436,6 @@ TEST_CASE("cascade: a pika consumer on a plain queue receives what async_publish
     ok(pub.async_publish_delayed("", q, m, 300ms, use_future));
     auto r = tarry_test::run_python("pika_peer.py", {"read", url, q}, 60s);
     const auto waited = steady::now() - start;
-    wait(ch.async_delete_queue(q, {}, use_future));
     REQUIRE_MESSAGE(r.exit_code == 0, r.out << r.err);
     const json::object out = json::parse(r.out).as_object();
     CHECK(out.at("message_id").as_string() == "delayed-1");
@@ -536,12 +541,8 @@ TEST_CASE("cascade: a delayed or parked message for a queue or exchange that doe
     CHECK(why.message.find("exchange") != std::string::npos);
     CHECK(pub.stats().published == 0);
     // The publisher still works for a destination that exists.
-    const std::string q = unique_name("exists");
-    auto ch = c.open_channel();
-    value_of(ch.async_declare_queue(durable_queue(q), use_future));
-    dc.destinations.push_back({"", q});
+    const std::string q = dc.destination_queue("exists");
     ok(pub.async_publish_delayed("", q, amqp::message("y"), 100ms, use_future));
-    wait(ch.async_delete_queue(q, {}, use_future));
 }
 
 TEST_CASE("cascade: the tool's usage errors exit 2 with the reason") {
@@ -587,10 +588,8 @@ TEST_CASE("cascade: tarry publish --park-beyond-ms parks a far job in the cascad
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     declared_cascade dc(c, spec_of(unique_name("cli-park"), 10, 10ms));
-    const std::string q = unique_name("cli-park-dest");
+    const std::string q = dc.destination_queue("cli-park-dest");
     auto ch = c.open_channel();
-    value_of(ch.async_declare_queue(durable_queue(q), use_future));
-    dc.destinations.push_back({"", q});
     const auto depth = [&] {
         auto r = ch.async_declare_queue(passive_queue(q), use_future).get();
         REQUIRE_FALSE(std::get<0>(r));
@@ -609,5 +608,4 @@ TEST_CASE("cascade: tarry publish --park-beyond-ms parks a far job in the cascad
     CHECK(r.exit_code == 1);
     CHECK_MESSAGE(r.err.find("tarry topology declare") != std::string::npos, r.err);
     CHECK(depth() == 1);
-    wait(ch.async_delete_queue(q, {}, use_future));
 }
