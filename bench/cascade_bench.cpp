@@ -18,9 +18,9 @@
 // Needs TARRY_TEST_AMQP_URL (scripts/run-bench starts a broker).
 //
 //   cascade_bench [--per-delay N] [--publishes N] [--rounds N]
+#include "cascade_setup.hpp"
 #include "consumer_bench_support.hpp"
 
-#include "tarry/parking/cascade_declaration.hpp"
 #include "tarry/publisher/publisher.hpp"
 
 #include <boost/asio/use_future.hpp>
@@ -44,18 +44,6 @@ parking::cascade_spec bench_spec() {
     s.unit = 1ms;
     s.prefix = fresh_queue_name("cascade");
     return s;
-}
-
-void declare(endpoint& e, const parking::delay_cascade& c) {
-    check(parking::async_declare_cascade(e.conn.get_executor(), e.ch, c, use_future).get(), "declaring the cascade");
-}
-
-void remove(endpoint& e, const parking::delay_cascade& c, const std::vector<std::string>& destinations) {
-    auto ch = e.open_channel();
-    const auto t = c.topology();
-    for (const auto& q : t.queues) ch.async_delete_queue(q.name, {}, use_future).wait();
-    for (const auto& d : destinations) ch.async_delete_queue(c.delivery({"", d}).queues.front().name, {}, use_future).wait();
-    for (const auto& x : t.exchanges) ch.async_delete_exchange(x.name, {}, use_future).wait();
 }
 
 struct arrival {
@@ -86,7 +74,7 @@ void lateness(const context& cx, endpoint& e, std::size_t per_delay) {
                 "published at once\n  how    delay       n        p50      p99      max    hops\n",
                 per_delay);
     const parking::delay_cascade cascade(bench_spec());
-    declare(e, cascade);
+    declare_cascade(e, cascade);
     // Cascade alone: a plain consumer of the destination queue.
     const std::string q = fresh_queue_name("cascade-dest");
     declare_work_queue(e, q);
@@ -139,7 +127,7 @@ void lateness(const context& cx, endpoint& e, std::size_t per_delay) {
     report("cascade", late, hops);
     ch.async_close(use_future).wait();
     e.open_channel().async_delete_queue(q, {}, use_future).wait();
-    remove(e, cascade, {q});
+    delete_cascade(e, cascade, {q});
 
     // Held by a tarry consumer: the same due times, as jobs.
     const std::string work = fresh_queue_name("cascade-hold");
@@ -171,7 +159,7 @@ void publish_rate(endpoint& e, std::size_t n, std::size_t rounds) {
                 "  round   direct/s     entry/s   cascade/s   cascade/direct   cascade/entry\n",
                 n, rounds);
     const parking::delay_cascade cascade(bench_spec());
-    declare(e, cascade);
+    declare_cascade(e, cascade);
     const std::string q = fresh_queue_name("cascade-rate");
     declare_work_queue(e, q);
     tarry::publisher_options po;
@@ -206,7 +194,7 @@ void publish_rate(endpoint& e, std::size_t n, std::size_t rounds) {
     }
     std::printf("  median cascade/direct: %.2f x\n", summarize(ratios).p50);
     e.open_channel().async_delete_queue(q, {}, use_future).wait();
-    remove(e, cascade, {q});
+    delete_cascade(e, cascade, {q});
 }
 
 }  // namespace
