@@ -32,6 +32,12 @@ std::string num(double v) {
     return buf;
 }
 
+std::string whole(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+}
+
 std::string tick_label(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", v);
@@ -93,6 +99,15 @@ scale make_scale(const axis& a, const std::vector<double>& values) {
     return s;
 }
 
+/// The <svg> element's opening, a white background, the title and the note.
+void open_svg(std::ofstream& out, double h, const std::string& title, const std::string& note) {
+    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << h
+        << "\" viewBox=\"0 0 " << width << ' ' << h << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        << "<text x=\"" << left << "\" y=\"20\" font-size=\"15\">" << escape(title) << "</text>\n"
+        << "<text x=\"" << left << "\" y=\"38\" fill=\"#555\">" << escape(note) << "</text>\n";
+}
+
 }  // namespace
 
 bool write(const std::string& path, const figure& f) {
@@ -109,12 +124,7 @@ bool write(const std::string& path, const figure& f) {
 
     std::ofstream out(path);
     if (!out) return false;
-    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
-        << "\" viewBox=\"0 0 " << width << ' ' << height
-        << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-        << "<text x=\"" << left << "\" y=\"20\" font-size=\"15\">" << escape(f.title) << "</text>\n"
-        << "<text x=\"" << left << "\" y=\"38\" fill=\"#555\">" << escape(f.note) << "</text>\n";
+    open_svg(out, height, f.title, f.note);
     // Grid, ticks and labels.
     out << "<g stroke=\"#ddd\">\n";
     for (double t : sx.ticks())
@@ -152,15 +162,72 @@ bool write(const std::string& path, const figure& f) {
             out << "\"/>\n";
         }
     }
-    // Legend.
-    double ly = top + 16;
+    // Legend: top left, or bottom right (its width guessed from the longest
+    // label at about 6.6 px a character).
+    std::size_t longest = 0;
+    for (const auto& s : f.data) longest = std::max(longest, s.label.size());
+    const bool bottom_right = f.legend == legend_corner::bottom_right;
+    const double lx = bottom_right ? left + w - 30 - 6.6 * static_cast<double>(longest) : left + 10;
+    double ly = bottom_right ? top + h - 16 * static_cast<double>(f.data.size()) + 4 : top + 16;
     for (const auto& s : f.data) {
-        out << "<rect x=\"" << left + 10 << "\" y=\"" << ly - 9 << "\" width=\"10\" height=\"10\" fill=\""
-            << s.color << "\"/><text x=\"" << left + 26 << "\" y=\"" << ly << "\">" << escape(s.label)
+        out << "<rect x=\"" << num(lx) << "\" y=\"" << ly - 9 << "\" width=\"10\" height=\"10\" fill=\""
+            << s.color << "\"/><text x=\"" << num(lx + 16) << "\" y=\"" << ly << "\">" << escape(s.label)
             << "</text>\n";
         ly += 16;
     }
     out << "</svg>\n";
+    return static_cast<bool>(out);
+}
+
+bool write(const std::string& path, const bar_chart& c) {
+    // Labels take the left part; one row of row_h a bar.
+    constexpr double label_w = 250, row_h = 30, value_w = 110;
+    std::vector<double> values;
+    for (const auto& b : c.bars) {
+        values.push_back(b.value);
+        if (b.range) values.insert(values.end(), {b.range->first, b.range->second});
+    }
+    axis value_axis = c.value;
+    if (!value_axis.log && !value_axis.lo) value_axis.lo = 0.0;  // linear bars start at 0
+    const scale sx = make_scale(value_axis, values);
+    const double x0 = left + label_w, w = width - x0 - right - value_w;
+    const double h = static_cast<double>(c.bars.size()) * row_h;
+    const double total_h = top + h + bottom;
+    const auto px = [&](double v) { return x0 + sx.unit(v) * w; };
+
+    std::ofstream out(path);
+    if (!out) return false;
+    open_svg(out, total_h, c.title, c.note);
+    out << "<g stroke=\"#ddd\">\n";
+    for (double t : sx.ticks())
+        out << "<line x1=\"" << num(px(t)) << "\" y1=\"" << top << "\" x2=\"" << num(px(t)) << "\" y2=\""
+            << top + h << "\"/>\n";
+    out << "</g>\n<g fill=\"#333\">\n";
+    for (double t : sx.ticks())
+        out << "<text x=\"" << num(px(t)) << "\" y=\"" << top + h + 16 << "\" text-anchor=\"middle\">"
+            << tick_label(t) << "</text>\n";
+    out << "<text x=\"" << x0 + w / 2 << "\" y=\"" << total_h - 12 << "\" text-anchor=\"middle\">"
+        << escape(c.value.label) << "</text>\n</g>\n";
+    double y = top;
+    for (const auto& b : c.bars) {
+        const double x1 = px(b.value), mid = y + row_h / 2;
+        out << "<text x=\"" << x0 - 8 << "\" y=\"" << num(mid + 4) << "\" text-anchor=\"end\">"
+            << escape(b.label) << "</text>\n"
+            << "<rect x=\"" << x0 << "\" y=\"" << num(y + 5) << "\" width=\"" << num(x1 - x0)
+            << "\" height=\"" << row_h - 10 << "\" fill=\"" << b.color << "\"/>\n";
+        double end = x1;
+        if (b.range) {
+            const double a = px(b.range->first), z = px(b.range->second);
+            out << "<path stroke=\"#222\" d=\"M" << num(a) << ' ' << num(mid) << "H" << num(z) << "M" << num(a)
+                << ' ' << num(mid - 5) << "v10M" << num(z) << ' ' << num(mid - 5) << "v10\"/>\n";
+            end = std::max(end, z);
+        }
+        out << "<text x=\"" << num(end + 6) << "\" y=\"" << num(mid + 4) << "\">" << whole(b.value)
+            << (c.unit.empty() ? "" : " ") << escape(c.unit) << "</text>\n";
+        y += row_h;
+    }
+    out << "<rect x=\"" << x0 << "\" y=\"" << top << "\" width=\"" << w << "\" height=\"" << h
+        << "\" fill=\"none\" stroke=\"#888\"/>\n</svg>\n";
     return static_cast<bool>(out);
 }
 
@@ -178,16 +245,17 @@ std::vector<point> thin(const std::vector<point>& points, std::size_t max_points
     return out;
 }
 
-std::vector<point> cdf(std::vector<double> values, std::size_t steps) {
+std::vector<point> cdf(std::vector<double> values, std::size_t steps, std::size_t of) {
     std::vector<point> out;
     if (values.empty()) return out;
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
+    const double total = static_cast<double>(std::max(n, of));
     const std::size_t tail = n - std::min(n, std::max<std::size_t>(1, n / 50));
     const std::size_t stride = std::max<std::size_t>(1, n / std::max<std::size_t>(steps, 1));
     for (std::size_t i = 0; i < n; ++i)
         if (i % stride == 0 || i >= tail)
-            out.emplace_back(values[i], static_cast<double>(i + 1) / static_cast<double>(n));
+            out.emplace_back(values[i], static_cast<double>(i + 1) / total);
     return out;
 }
 
