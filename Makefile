@@ -7,7 +7,7 @@ MESON_FLAGS ?=
 # build's prefix (meson's default: /usr/local).
 PREFIX ?=
 
-.PHONY: all deps build test test-cluster test-long sanitize demo bench bench-scale-out soak fuzz install clean
+.PHONY: all deps build test test-cluster test-long sanitize demo bench bench-scale-out bench-compare soak fuzz install clean
 
 all: build
 
@@ -77,6 +77,19 @@ SCALE_OUT_FLAGS ?=
 bench-scale-out: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD) bench/scale_out_bench samples/echo_worker
 	@TARRY_SOURCE_ROOT=$(CURDIR) TARRY_BUILD_ROOT=$(abspath $(BUILD)) $(BUILD)/bench/scale_out_bench $(SCALE_OUT_FLAGS)
+
+# tarry against what users pick instead, in one run on a private broker
+# (not in `test`, not in CI): L, H and T against a naive pika consumer
+# sleeping until due, Celery ETA tasks (defaults, and prefetch multiplier 1
+# with late acks), the delay cascade alone, and in T the raw loop and
+# rabbitmq-c; Markdown tables, lateness CDFs and throughput bars into
+# bench/plots/compare-*.svg (about 10 minutes on 2 cores; figures go to
+# bench/RESULTS.md). BENCH_COMPARE_FLAGS=--smoke for a two-minute check
+# (no plots written). Builds only what it runs.
+BENCH_COMPARE_FLAGS ?=
+bench-compare: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD) bench/compare_bench bench/rabbitmq_c_consume
+	@TARRY_SOURCE_ROOT=$(CURDIR) scripts/with-broker $(BUILD)/bench/compare_bench $(BENCH_COMPARE_FLAGS)
 
 # A bounded libFuzzer run (about 60 s per target) with clang.
 fuzz: deps
