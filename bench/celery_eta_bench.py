@@ -14,9 +14,10 @@ its phase began. "prefill": every job is published before the worker
 starts (a queue full of work, as in the throughput scenario); "live": the
 worker is ready first.
 
-Prints "ready" once the worker is ready, "published LAST_DUE" once every
-job is published (epoch seconds, "-" when none has an eta), then the
-worker's "run JOB_ID START DUE" lines as its tasks start. Runs until it is
+Prints "phase K BEGAN" as phase K begins to be published (epoch seconds),
+"ready" once the worker is ready, "published" once every job is
+published, then the worker's "run JOB_ID START DUE" lines as its tasks
+start. Runs until it is
 terminated (SIGTERM); then stops the worker (warm shutdown, killed after
 15 s) and exits. The queue is left for the caller to delete.
 """
@@ -58,19 +59,17 @@ signal.signal(signal.SIGTERM, stop)
 
 
 def publish():
-    """Publishes the plan, phase by phase; returns the latest due time."""
-    last_due = None
+    """Publishes the plan, phase by phase."""
     phase, began = None, 0.0
     for p, job_id, delay in plan:
         if p != phase:
             phase, began = p, time.time()
+            print("phase %d %.6f" % (phase, began), flush=True)
         if delay is None:
             job.apply_async(args=(job_id, None))
             continue
         due = began + delay
-        last_due = due if last_due is None else max(last_due, due)
         job.apply_async(args=(job_id, due), eta=datetime.datetime.fromtimestamp(due, datetime.timezone.utc))
-    return last_due
 
 
 def start_worker():
@@ -90,7 +89,8 @@ try:
     # the tasks.
     with kombu.Connection(url) as conn:
         kombu.Queue(queue, kombu.Exchange(queue, "direct"), routing_key=queue)(conn.default_channel).declare()
-    last_due = publish() if mode == "prefill" else None
+    if mode == "prefill":
+        publish()
     worker = start_worker()
     with open(out_path) as starts:
         deadline = time.time() + 60
@@ -102,8 +102,8 @@ try:
             time.sleep(0.05)
         print("ready", flush=True)
         if mode != "prefill":
-            last_due = publish()
-        print("published %s" % ("-" if last_due is None else "%.6f" % last_due), flush=True)
+            publish()
+        print("published", flush=True)
         pending = ""
         while True:
             chunk = starts.read()

@@ -48,7 +48,7 @@ struct settings {
     double l_grace_s = 15;
     std::vector<std::size_t> h_far = {500, 10000};
     std::chrono::seconds h_far_due = 90s;
-    double h_grace_s = 20;
+    double h_grace_s = 60;
     std::size_t t_jobs = throughput_jobs;
 };
 

@@ -26,43 +26,37 @@ namespace {
 
 using publish_fn = std::function<void(const std::string& id, std::optional<sys::time_point> due)>;
 
+double epoch_s(sys::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
+
 /// Publishes the plan's phases in order, `confirm_all` between them; a job
-/// is due its delay after its phase began. The latest due time (t0 when
-/// none has one).
-sys::time_point publish_phases(const plan& p, const publish_fn& publish, const std::function<void()>& confirm_all) {
-    sys::time_point last{};
+/// is due its delay after its phase began. When each phase began.
+std::vector<double> publish_phases(const plan& p, const publish_fn& publish, const std::function<void()>& confirm_all) {
+    std::vector<double> began;
     for (const auto& phase : p.phases) {
-        const auto began = sys::now();
-        for (const auto& j : phase) {
-            std::optional<sys::time_point> due;
-            if (j.delay) {
-                due = to_micros(began + *j.delay);
-                last = std::max(last, *due);
-            }
-            publish(j.id, due);
-        }
+        const auto t = sys::now();
+        began.push_back(epoch_s(t));
+        for (const auto& j : phase)
+            publish(j.id, j.delay ? std::optional(to_micros(t + *j.delay)) : std::nullopt);
         confirm_all();
     }
-    return last == sys::time_point{} ? sys::now() : last;
+    return began;
 }
 
 /// Confirmed raw publishes of job messages (perform_job_at) to `queue`.
-sys::time_point publish_jobs(endpoint& admin, const std::string& queue, const plan& p) {
+std::vector<double> publish_jobs(endpoint& admin, const std::string& queue, const plan& p) {
     confirmed_publisher pub(admin);
     return publish_phases(
         p, [&](const std::string& id, std::optional<sys::time_point> due) { pub.publish(queue, job_message(id, due)); },
         [&] { pub.wait_all(); });
 }
 
-/// When a run stops waiting: the last due time plus the grace, or the time
-/// limit from now for a plan without due times.
-sys::time_point deadline_of(const plan& p, sys::time_point last_due) {
-    const bool timed = !p.phases.empty() && !p.phases.front().empty() && p.phases.front().front().delay;
-    if (!timed) return sys::now() + p.time_limit;
-    return last_due + std::chrono::duration_cast<sys::duration>(std::chrono::duration<double>(p.counted.grace_s));
+/// When a run stops waiting: the last due time of the jobs that count plus
+/// the grace, or the time limit from now when they are due now.
+sys::time_point deadline_of(const plan& p, const std::vector<double>& phase_began_s) {
+    const auto last = last_counted_due(p, phase_began_s);
+    if (!last) return sys::now() + p.time_limit;
+    return sys::time_point(std::chrono::duration_cast<sys::duration>(std::chrono::duration<double>(*last + p.counted.grace_s)));
 }
-
-double epoch_s(sys::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
 
 /// The starts an external contender prints until every counted job started
 /// or `deadline`.
@@ -89,18 +83,18 @@ contender_run run_tarry(const context& cx, const plan& p) {
     declare_work_queue(admin, opts.queue);
     run_log log(p.counted.prefix);
     contender_run r;
-    sys::time_point last_due{};
-    if (p.prefill) last_due = publish_jobs(admin, opts.queue, p);
+    std::vector<double> began;
+    if (p.prefill) began = publish_jobs(admin, opts.queue, p);
     {
         tarry::consumer c(cx.config, opts, [](const tarry::job&) { return tarry::job_outcome::success(); },
                           log.hooks());
         c.start();
         const auto p0 = steady::now();
         if (!p.prefill) {
-            last_due = publish_jobs(admin, opts.queue, p);
+            began = publish_jobs(admin, opts.queue, p);
             r.publish_s = seconds_since(p0);
         }
-        const auto deadline = deadline_of(p, last_due);
+        const auto deadline = deadline_of(p, began);
         log.wait_runs(p.counted.count,
                       std::chrono::duration_cast<std::chrono::milliseconds>(std::max(deadline - sys::now(), sys::duration{})));
         c.stop();
@@ -117,18 +111,18 @@ contender_run run_naive(const context& cx, const plan& p) {
     const auto opts = options_for(cx, fresh_queue_name("compare-naive-" + p.name));
     declare_work_queue(admin, opts.queue);
     contender_run r;
-    sys::time_point last_due{};
-    if (p.prefill) last_due = publish_jobs(admin, opts.queue, p);
+    std::vector<double> began;
+    if (p.prefill) began = publish_jobs(admin, opts.queue, p);
     {
         child_program child({python(), cx.source_root + "/bench/naive_sleep_consumer.py", cx.url, opts.queue,
                              std::to_string(naive_prefetch)});
         if (child.wait_for_line("ready", 30s).empty()) die("naive_sleep_consumer.py did not start");
         const auto p0 = steady::now();
         if (!p.prefill) {
-            last_due = publish_jobs(admin, opts.queue, p);
+            began = publish_jobs(admin, opts.queue, p);
             r.publish_s = seconds_since(p0);
         }
-        r.starts = collect(child, p.counted, deadline_of(p, last_due));
+        r.starts = collect(child, p.counted, deadline_of(p, began));
         child.stop();
     }
     delete_queues(admin, opts);
@@ -150,14 +144,24 @@ contender_run run_celery(const context& cx, const plan& p, const std::string& va
         if (child.wait_for_line("ready", p.prefill ? 300s : 60s).empty())
             die("celery_eta_bench.py: the worker did not start");
         const auto p0 = steady::now();
-        const auto published = child.wait_for_line("published ", 300s);
-        if (published.empty()) die("celery_eta_bench.py did not publish");
+        // "phase K BEGAN" as each phase begins, then "published".
+        std::vector<std::string> early;
+        std::vector<double> began;
+        for (bool done = false; !done;) {
+            if (child.ended() || steady::now() - p0 > 300s) die("celery_eta_bench.py did not publish");
+            for (auto& line : child.new_lines(100ms)) {
+                if (line.rfind("phase ", 0) == 0)
+                    began.push_back(std::atof(line.c_str() + line.find(' ', 6)));
+                else if (line == "published")
+                    done = true;
+                else
+                    early.push_back(std::move(line));
+            }
+        }
         if (!p.prefill) r.publish_s = seconds_since(p0);
-        const double last_due = std::atof(published.c_str() + 10);
-        const auto last = last_due > 0 ? sys::time_point(std::chrono::duration_cast<sys::duration>(
-                                             std::chrono::duration<double>(last_due)))
-                                       : sys::now();
-        r.starts = collect(child, p.counted, deadline_of(p, last));
+        for (const auto& line : early)
+            if (auto s = parse_start_line(line)) r.starts.push_back(std::move(*s));
+        r.starts = collect(child, p.counted, deadline_of(p, began), std::move(r.starts));
         child.stop();
     }
     ::unlink(path);
@@ -207,12 +211,11 @@ contender_run run_cascade(const context& cx, const plan& p) {
     std::map<std::string, double> due_of;
     tarry::publisher_options po;
     po.delay_cascade = spec;
-    sys::time_point last_due;
     {
         tarry::publisher pub(admin.conn, po);
         std::vector<std::future<std::error_code>> confirms;
         const auto p0 = steady::now();
-        last_due = publish_phases(
+        const auto began = publish_phases(
             p,
             [&](const std::string& id, std::optional<sys::time_point> due) {
                 {
@@ -228,7 +231,7 @@ contender_run run_cascade(const context& cx, const plan& p) {
             });
         r.publish_s = seconds_since(p0);
         std::unique_lock lock(mu);
-        cv.wait_until(lock, deadline_of(p, last_due), [&] { return counted_starts >= p.counted.count; });
+        cv.wait_until(lock, deadline_of(p, began), [&] { return counted_starts >= p.counted.count; });
     }
     consumer.ch.async_cancel(tag, use_future).wait_for(10s);
     {

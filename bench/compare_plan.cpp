@@ -52,6 +52,17 @@ plan throughput_plan(std::size_t jobs) {
     return p;
 }
 
+std::optional<double> last_counted_due(const plan& p, const std::vector<double>& phase_began_s) {
+    std::optional<double> last;
+    for (std::size_t k = 0; k < p.phases.size() && k < phase_began_s.size(); ++k)
+        for (const auto& j : p.phases[k])
+            if (j.delay && p.counted.counts(j.id)) {
+                const double due = phase_began_s[k] + static_cast<double>(j.delay->count()) / 1000;
+                last = std::max(last.value_or(due), due);
+            }
+    return last;
+}
+
 std::string plan_text(const plan& p) {
     std::string out = p.prefill ? "prefill\n" : "live\n";
     char buf[64];

@@ -38,6 +38,11 @@ plan lateness_plan(std::size_t jobs, std::chrono::milliseconds from, std::chrono
 plan head_of_line_plan(std::size_t far, std::chrono::seconds far_due, double grace_s);
 plan throughput_plan(std::size_t jobs);
 
+/// The latest due time of the jobs that count (epoch seconds), given when
+/// each phase began; none when they are due now. A run waits for them until
+/// then plus the grace, not for the far jobs of H.
+std::optional<double> last_counted_due(const plan& p, const std::vector<double>& phase_began_s);
+
 /// The plan as bench/celery_eta_bench.py reads it: "prefill" or "live",
 /// then "PHASE ID DELAY_S" a line ("-": due now).
 std::string plan_text(const plan& p);

@@ -129,6 +129,19 @@ TEST_CASE("H's plan and the plan text: far jobs, then the near ones that count")
     CHECK(plan_text(throughput_plan(2)) == "prefill\n0 T0 -\n0 T1 -\n");
 }
 
+TEST_CASE("a run waits for the jobs that count: H's near jobs, not its far ones; none for jobs due now") {
+    const auto h = head_of_line_plan(10, std::chrono::seconds(90), 20);
+    const auto last = last_counted_due(h, {1000.0, 1005.0});
+    REQUIRE(last);
+    CHECK(*last == doctest::Approx(1007.0));  // the near phase began at 1005, due 2 s later
+    const auto l = lateness_plan(50, std::chrono::seconds(2), std::chrono::seconds(12), 15);
+    std::chrono::milliseconds latest{0};
+    for (const auto& j : l.phases[0]) latest = std::max(latest, *j.delay);
+    CHECK(*last_counted_due(l, {100.0}) == doctest::Approx(100.0 + static_cast<double>(latest.count()) / 1000));
+    CHECK_FALSE(last_counted_due(throughput_plan(5), {100.0}));
+    CHECK_FALSE(last_counted_due(h, {}));  // nothing published yet
+}
+
 TEST_CASE("a CDF over a total larger than the sample stops below 1") {
     const auto all = svg::cdf({1, 2, 3, 4}, 10);
     CHECK(all.back().second == doctest::Approx(1.0));
