@@ -123,7 +123,7 @@ svg::figure cdf_figure(const std::vector<outcome>& rows, std::string title, std:
     f.note = std::move(note);
     f.x = {"lateness: handler start - due time (ms, log scale)", true, {}, {}};
     f.y = {"fraction of the jobs started", false, 0.0, 1.0};
-    f.legend = svg::legend_corner::bottom_right;
+    f.legend = svg::legend_corner::below;
     for (const auto& o : rows) {
         auto label = o.name;
         if (o.t.not_run)

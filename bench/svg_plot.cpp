@@ -122,9 +122,13 @@ bool write(const std::string& path, const figure& f) {
     const auto px = [&](double v) { return left + sx.unit(v) * w; };
     const auto py = [&](double v) { return top + h - sy.unit(v) * h; };
 
+    // A legend below the plot makes the picture taller by a row a series.
+    const bool below = f.legend == legend_corner::below;
+    const double total_h = below ? height + 8 + 16 * static_cast<double>(f.data.size()) : height;
+
     std::ofstream out(path);
     if (!out) return false;
-    open_svg(out, height, f.title, f.note);
+    open_svg(out, total_h, f.title, f.note);
     // Grid, ticks and labels.
     out << "<g stroke=\"#ddd\">\n";
     for (double t : sx.ticks())
@@ -162,13 +166,9 @@ bool write(const std::string& path, const figure& f) {
             out << "\"/>\n";
         }
     }
-    // Legend: top left, or bottom right (its width guessed from the longest
-    // label at about 6.6 px a character).
-    std::size_t longest = 0;
-    for (const auto& s : f.data) longest = std::max(longest, s.label.size());
-    const bool bottom_right = f.legend == legend_corner::bottom_right;
-    const double lx = bottom_right ? left + w - 30 - 6.6 * static_cast<double>(longest) : left + 10;
-    double ly = bottom_right ? top + h - 16 * static_cast<double>(f.data.size()) + 4 : top + 16;
+    // Legend: top left inside the plot, or below it.
+    const double lx = below ? left : left + 10;
+    double ly = below ? height + 6 : top + 16;
     for (const auto& s : f.data) {
         out << "<rect x=\"" << num(lx) << "\" y=\"" << ly - 9 << "\" width=\"10\" height=\"10\" fill=\""
             << s.color << "\"/><text x=\"" << num(lx + 16) << "\" y=\"" << ly << "\">" << escape(s.label)

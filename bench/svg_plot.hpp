@@ -26,8 +26,9 @@ struct axis {
     std::optional<double> lo, hi;
 };
 
-/// Where a figure's legend goes (a CDF leaves the bottom right empty).
-enum class legend_corner { top_left, bottom_right };
+/// Where a figure's legend goes: inside the plot, or under it (where it
+/// hides no data; the picture grows by a row a series).
+enum class legend_corner { top_left, below };
 
 struct figure {
     std::string title;

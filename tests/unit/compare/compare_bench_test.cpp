@@ -190,26 +190,32 @@ TEST_CASE("a bar chart on a log scale: each decade the same length") {
     CHECK(b[0] / a[0] == doctest::Approx(3.0).epsilon(0.01));  // 3 decades above 10 against 1
 }
 
-TEST_CASE("a figure's legend goes top left, or bottom right when asked") {
+TEST_CASE("a figure's legend goes top left inside the plot, or below it in a taller picture") {
     svg::figure f;
     f.x = {"x", false, 0.0, 10.0};
     f.y = {"y", false, 0.0, 1.0};
-    f.data = {{"a line", "#123456", {{0, 0}, {10, 1}}, true}};
-    const auto legend_x = [&] {
+    f.data = {{"a line", "#123456", {{0, 0}, {10, 1}}, true}, {"another", "#654321", {{0, 1}, {10, 0}}, true}};
+    struct layout {
+        double legend_y, height;
+    };
+    const auto draw = [&] {
         const auto path = temp_svg("legend");
         REQUIRE(svg::write(path, f));
         const auto svg = read_file(path);
         std::filesystem::remove(path);
-        std::smatch m;
-        const std::regex key("<rect x=\"([0-9.]+)\" y=\"[0-9.]+\" width=\"10\" height=\"10\" fill=\"#123456\"");
-        REQUIRE(std::regex_search(svg, m, key));
-        return std::stod(m[1]);
+        std::smatch key, size;
+        REQUIRE(std::regex_search(
+            svg, key, std::regex("<rect x=\"[0-9.]+\" y=\"([0-9.]+)\" width=\"10\" height=\"10\" fill=\"#654321\"")));
+        REQUIRE(std::regex_search(svg, size, std::regex("<svg [^>]*height=\"([0-9.]+)\"")));
+        return layout{std::stod(key[1]), std::stod(size[1])};
     };
-    const double top_left = legend_x();
-    f.legend = svg::legend_corner::bottom_right;
-    const double bottom_right = legend_x();
-    CHECK(top_left < 100);
-    CHECK(bottom_right > 500);
+    const auto inside = draw();
+    f.legend = svg::legend_corner::below;
+    const auto under = draw();
+    CHECK(inside.legend_y < 100);
+    CHECK(under.height == doctest::Approx(inside.height + 8 + 2 * 16));
+    CHECK(under.legend_y > inside.height);  // under the x axis's label
+    CHECK(under.legend_y < under.height);
 }
 
 TEST_CASE("a bar chart that cannot be written says so") {
