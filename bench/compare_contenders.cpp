@@ -145,7 +145,7 @@ contender_run run_celery(const context& cx, const plan& p, const std::string& va
             die("celery_eta_bench.py: the worker did not start");
         const auto p0 = steady::now();
         // "phase K BEGAN" as each phase begins, then "published".
-        std::vector<std::string> early;
+        std::vector<std::string> before_published;
         std::vector<double> began;
         for (bool done = false; !done;) {
             if (child.ended() || steady::now() - p0 > 300s) die("celery_eta_bench.py did not publish");
@@ -155,11 +155,11 @@ contender_run run_celery(const context& cx, const plan& p, const std::string& va
                 else if (line == "published")
                     done = true;
                 else
-                    early.push_back(std::move(line));
+                    before_published.push_back(std::move(line));
             }
         }
         if (!p.prefill) r.publish_s = seconds_since(p0);
-        for (const auto& line : early)
+        for (const auto& line : before_published)
             if (auto s = parse_start_line(line)) r.starts.push_back(std::move(*s));
         r.starts = collect(child, p.counted, deadline_of(p, began), std::move(r.starts));
         child.stop();
