@@ -46,7 +46,7 @@ env = dict(os.environ, TARRY_CELERY_BROKER=url, TARRY_CELERY_QUEUE=queue, TARRY_
            TARRY_CELERY_OUT=out_path, PYTHONPATH=here)
 os.environ.update(env)
 sys.path.insert(0, here)
-from celery_eta_app import app, job  # noqa: E402  (configured by the environment above)
+from celery_eta_app import job  # noqa: E402  (configured by the environment above)
 
 worker = None
 
