@@ -1,9 +1,7 @@
 // See parking_publisher.hpp.
 #include "parking_publisher.hpp"
 
-#include "tarry/parking/cascade_declaration.hpp"
-
-#include <boost/asio/use_future.hpp>
+#include "cascade_setup.hpp"
 
 #include <algorithm>
 
@@ -33,12 +31,7 @@ parking_publisher::parking_publisher(endpoint& e, std::chrono::milliseconds park
       cascade_(bench_cascade()),
       pub_(e.conn, parking_options(cascade_.spec(), park_beyond)),
       window_(window) {
-    auto ch = e.open_channel();
-    amqp::diagnostics why;
-    auto f = tarry::parking::async_declare_cascade(e.conn.get_executor(), ch, cascade_, why, boost::asio::use_future);
-    if (f.wait_for(60s) != std::future_status::ready) die("declaring the delay cascade timed out");
-    if (f.get()) die("declaring the delay cascade: " + why.message);
-    ch.async_close(boost::asio::use_future).wait_for(10s);
+    declare_cascade(e, cascade_);
 }
 
 parking_publisher::~parking_publisher() {
@@ -46,13 +39,7 @@ parking_publisher::~parking_publisher() {
         std::unique_lock lock(mu_);
         cv_.wait_for(lock, 60s, [&] { return outstanding_ == 0; });
     }
-    auto ch = e_.open_channel();
-    const auto t = cascade_.topology();
-    for (const auto& q : t.queues) ch.async_delete_queue(q.name, {}, boost::asio::use_future).wait_for(60s);
-    for (const auto& d : destinations_)
-        for (const auto& q : cascade_.delivery({"", d}).queues)
-            ch.async_delete_queue(q.name, {}, boost::asio::use_future).wait_for(60s);
-    for (const auto& x : t.exchanges) ch.async_delete_exchange(x.name, {}, boost::asio::use_future).wait_for(60s);
+    delete_cascade(e_, cascade_, destinations_);
 }
 
 void parking_publisher::publish(const std::string& queue, const std::string& id, sys::time_point due) {
