@@ -7,7 +7,7 @@ MESON_FLAGS ?=
 # build's prefix (meson's default: /usr/local).
 PREFIX ?=
 
-.PHONY: all deps build test test-cluster test-long sanitize demo bench bench-scale-out bench-compare soak fuzz install clean
+.PHONY: all deps build test test-cluster test-long sanitize demo bench bench-scale-out bench-compare soak fuzz fuzz-long install clean
 
 all: build
 
@@ -95,10 +95,19 @@ bench-compare: deps $(BUILD)/build.ninja
 fuzz: deps
 	@scripts/fuzz 60
 
+# The long runs (not in `test`, not in CI; scripts/fuzz-long): 10^8
+# executions of the schedule contract's and the consumer core's targets,
+# UBSan build, one process per core (about 2 hours on two idle cores);
+# figures go to bench/RESULTS.md. FUZZ_LONG_ARGS='1000000 consumer_core'
+# for another count or target.
+FUZZ_LONG_ARGS ?=
+fuzz-long: deps
+	@scripts/fuzz-long $(FUZZ_LONG_ARGS)
+
 # The library, its headers, tarry.pc, the CMake package and the `tarry` tool.
 install: build
 	$(if $(PREFIX),meson configure $(BUILD) --prefix $(abspath $(PREFIX)))
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz $(BUILD)-fuzz-ub
