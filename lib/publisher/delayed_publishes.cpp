@@ -83,15 +83,15 @@ void publisher::state::with_delay_destination(parking::cascade_destination desti
     auto check_destination = [self = shared_from_this(), diag, destination, finish,
                               declare_delivery](amqp::channel ch, cascade_ptr cascade) {
         auto checked = [ch, cascade, diag, destination, finish, declare_delivery](std::error_code ec) {
-                if (!ec) return declare_delivery(ch, cascade);
-                ch.async_close([](std::error_code) {});
-                const std::string what = destination.exchange.empty()
-                                             ? "queue '" + destination.routing_key + "'"
-                                             : "exchange '" + destination.exchange + "'";
-                finish(amqp::diagnostics::from(publish_errc::unroutable,
-                                               "no " + what + " to deliver to (" + diag->message +
-                                                   "): what the delay cascade delivered to it would be dropped"),
-                       nullptr);
+            if (!ec) return declare_delivery(ch, cascade);
+            ch.async_close([](std::error_code) {});
+            const std::string what = destination.exchange.empty()
+                                         ? "queue '" + destination.routing_key + "'"
+                                         : "exchange '" + destination.exchange + "'";
+            finish(amqp::diagnostics::from(publish_errc::unroutable,
+                                           "no " + what + " to deliver to (" + diag->message +
+                                               "): what the delay cascade delivered to it would be dropped"),
+                   nullptr);
         };
         if (destination.exchange.empty()) {
             amqp::queue_options q;
