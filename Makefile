@@ -97,7 +97,7 @@ fuzz: deps
 
 # The long runs (not in `test`, not in CI; scripts/fuzz-long): 10^8
 # executions of the schedule contract's and the consumer core's targets,
-# UBSan build, one process per core (about 2 hours on two idle cores);
+# UBSan build, one process per core (about 2.5 hours on two idle cores);
 # figures go to bench/RESULTS.md. FUZZ_LONG_ARGS='1000000 consumer_core'
 # for another count or target.
 FUZZ_LONG_ARGS ?=
