@@ -3,7 +3,9 @@
 # functions scripts/broker and scripts/cluster share. Sourced, not run; the
 # script that sources it defines `die MESSAGE` (print, exit 1).
 #
-# A node directory DIR holds port (P: AMQP on 127.0.0.1:P, Erlang
+# A node directory DIR holds rabbitmq (the version: 3.10, the system's
+# package, or 4.0, from a Debian 13 root: scripts/rabbit-root.sh, whose path
+# is in rabbitmq-root), port (P: AMQP on 127.0.0.1:P, Erlang
 # distribution on P+20000; the node is tarry-P@localhost), .erlang.cookie,
 # rabbitmq.conf, advanced.config, enabled_plugins, mnesia/, log/,
 # server.out (the server's output), pid (the Erlang VM's, written by the
@@ -18,8 +20,22 @@
 #   node_ctl DIR ARGS...        rabbitmqctl ARGS against it
 #   node_name DIR               its Erlang node name
 #   node_url DIR                its AMQP URL (whether it runs or not)
+#   node_run DIR PROGRAM ARGS   runs RabbitMQ's PROGRAM (rabbitmqctl, ...) of DIR's version
+#                               (for 4.0 inside its root), in DIR's node's environment
 
 RMQ_BIN=/usr/lib/rabbitmq/bin
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "${BASH_SOURCE[0]}")/rabbit-root.sh"
+
+# What `deprecated_features.permit.NAME = false` denies on every 4.0 node:
+# each feature `rabbitmqctl list_deprecated_features` lists on 4.0.5, so
+# that the tests run as 4.3 will (tarry uses none of them).
+DENIED_4_0="amqp_address_v1 classic_queue_mirroring global_qos queue_master_locator ram_node_type
+  transient_nonexcl_queues"
+
+node_version() { cat "$1/rabbitmq" 2>/dev/null || echo 3.10; }  # DIR -> 3.10 or 4.0
+
+node_root() { cat "$1/rabbitmq-root"; }  # DIR of a 4.0 node -> its root
 
 node_env() {  # DIR -> exports the environment rabbitmq-server and rabbitmqctl need
   local d=$1 port
@@ -31,7 +47,7 @@ node_env() {  # DIR -> exports the environment rabbitmq-server and rabbitmqctl n
   export RABBITMQ_DIST_PORT=$((port + 20000))
   export RABBITMQ_MNESIA_BASE="$d/mnesia"
   export RABBITMQ_LOG_BASE="$d/log"
-  export RABBITMQ_CONFIG_FILE="$d/rabbitmq"
+  export RABBITMQ_CONFIG_FILE="$d/rabbitmq.conf"
   export RABBITMQ_ADVANCED_CONFIG_FILE="$d/advanced.config"
   export RABBITMQ_ENABLED_PLUGINS_FILE="$d/enabled_plugins"
   export RABBITMQ_PID_FILE="$d/pid"
@@ -63,28 +79,59 @@ else:
 PY
 }
 
-node_ctl() { node_env "$1"; shift; "$RMQ_BIN/rabbitmqctl" -n "$RABBITMQ_NODENAME" "$@"; }
+node_exec() {  # DIR PROGRAM ARGS -> replaces the current (sub)shell by PROGRAM
+  local d prog=$2
+  d=$(cd "$1" && pwd)  # chroot starts in the root's /: no path may be relative
+  shift 2
+  node_env "$d"
+  if [ "$(node_version "$d")" = 4.0 ]; then
+    local root; root=$(node_root "$d")
+    # Without its mount the root's programs would not see DIR's files.
+    root_mounted "$root" "$d" || { echo "the node of $d is not running ($d is not mounted in $root)" >&2; exit 69; }
+    exec chroot "$root" "$RMQ_BIN/$prog" "$@"
+  fi
+  exec "$RMQ_BIN/$prog" "$@"
+}
 
-# node_init DIR [--consumer-timeout-ms N] [--tick-ms N] [--tls]
+node_run() { ( node_exec "$@" ); }
+
+node_ctl() { local d=$1; shift; node_run "$d" rabbitmqctl -n "$(node_name "$d")" "$@"; }
+
+rabbitmq_installed() {  # VERSION -> dies unless that version can run here (a known one, installed)
+  case $1 in
+    3.10) [ -x "$RMQ_BIN/rabbitmq-server" ] || die "rabbitmq-server is not installed (scripts/install-deps)" ;;
+    4.0) root_check "${TARRY_RABBITMQ_ROOT:-$(root_default)}" ;;
+    *) die "unknown RabbitMQ version '$1' (3.10 or 4.0)" ;;
+  esac
+}
+
+# node_init DIR [--rabbitmq 3.10|4.0] [--consumer-timeout-ms N] [--tick-ms N] [--tls]
 #   Refuses when a node runs in DIR. Picks a free port, writes the
 #   configuration and a random Erlang cookie. The options: see scripts/broker.
 node_init() {
   local d=$1; shift
-  local timeout_ms="" tick_ms="" tls=""
+  local timeout_ms="" tick_ms="" tls="" version=3.10 root=""
   while [ $# -gt 0 ]; do
+    case $1 in
+      --consumer-timeout-ms|--tick-ms|--rabbitmq) [ $# -ge 2 ] || die "$1 needs a value" ;;
+    esac
     case $1 in
       --consumer-timeout-ms) timeout_ms=$2; shift 2 ;;
       --tick-ms) tick_ms=$2; shift 2 ;;
+      --rabbitmq) version=$2; shift 2 ;;
       --tls) tls=1; shift ;;
       *) die "unknown option $1" ;;
     esac
   done
-  [ -x "$RMQ_BIN/rabbitmq-server" ] || die "rabbitmq-server is not installed (scripts/install-deps)"
+  rabbitmq_installed "$version"
+  [ "$version" = 4.0 ] && root=$(cd "${TARRY_RABBITMQ_ROOT:-$(root_default)}" && pwd -P)
   mkdir -p "$d"
   d=$(cd "$d" && pwd)
   if [ -f "$d/port" ] && node_running "$d" 2>/dev/null; then
     die "a node is already running in $d"
   fi
+  echo "$version" > "$d/rabbitmq"
+  if [ -n "$root" ]; then echo "$root" > "$d/rabbitmq-root"; else rm -f "$d/rabbitmq-root"; fi
   free_port > "$d/port"
   local port; port=$(cat "$d/port")
   local tls_port=""
@@ -107,6 +154,10 @@ node_init() {
     echo "listeners.tcp.default = 127.0.0.1:$port"
     echo "loopback_users = none"
     [ -n "$timeout_ms" ] && echo "consumer_timeout = $timeout_ms"
+    if [ "$version" = 4.0 ]; then
+      local f
+      for f in $DENIED_4_0; do echo "deprecated_features.permit.$f = false"; done
+    fi
     if [ -n "$tls" ]; then
       echo "listeners.ssl.default = 127.0.0.1:$tls_port"
       echo "ssl_options.cacertfile = $d/tls/ca.pem"
@@ -135,15 +186,14 @@ node_launch() {  # DIR -> runs the node whose files are in DIR, waits until it i
   local d=$1 tls_port=""
   [ -f "$d/tls-port" ] && tls_port=$(cat "$d/tls-port")
   rm -f "$d/pid"
-  (
-    node_env "$d"
-    exec "$RMQ_BIN/rabbitmq-server" >> "$d/server.out" 2>&1 < /dev/null
-  ) &
+  [ "$(node_version "$d")" = 4.0 ] && root_enter "$(node_root "$d")" "$d"
+  ( node_exec "$d" rabbitmq-server ) >> "$d/server.out" 2>&1 < /dev/null &
   echo $! > "$d/launcher.pid"
   local deadline=$((SECONDS + 90))
   until node_ctl "$d" await_startup --timeout 60 >/dev/null 2>&1; do
     if ! kill -0 "$(cat "$d/launcher.pid")" 2>/dev/null; then
       tail -n 30 "$d/server.out" >&2 || true
+      node_stop "$d"
       die "node in $d exited during start-up"
     fi
     [ $SECONDS -lt $deadline ] || { node_stop "$d"; die "node in $d did not start within 90 s"; }
@@ -211,6 +261,10 @@ node_stop() {  # DIR -> stops its node by node name, then by pid; harmless when 
     kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
   done
   rm -f "$d/url" "$d/tls-url"
+  if [ "$(node_version "$d")" = 4.0 ]; then
+    root_leave "$(node_root "$d")" "$(cd "$d" && pwd)" "$(node_name "$d")" ||
+      die "the node of $d stopped, but its root was not left clean"
+  fi
 }
 
 node_running() {  # DIR -> exit 0 when its node is running

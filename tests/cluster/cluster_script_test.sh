@@ -6,15 +6,23 @@
 #
 #   tests/cluster/cluster_script_test.sh
 #
+# The nodes' version comes from TARRY_TEST_RABBITMQ (3.10, the default, or
+# 4.0: passed on as `scripts/cluster start --rabbitmq`).
 # Prints one line per check and `N passed, N failed`; exit 0 passed,
-# 1 failed, 77 skipped (no rabbitmq-server or pika).
+# 1 failed, 77 skipped (no rabbitmq-server, no 4.0 root, or no pika).
 # shellcheck disable=SC2317  # functions run by the trap and by check
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cluster="$root/scripts/cluster"
 py=/usr/bin/python3
 
-if [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
+version=${TARRY_TEST_RABBITMQ:-3.10}
+if [ "$version" = 4.0 ]; then
+  if [ ! -x "${TARRY_RABBITMQ_ROOT:-/var/cache/tarry/rabbitmq-4.0}/usr/lib/rabbitmq/bin/rabbitmq-server" ]; then
+    echo "skipped: no RabbitMQ 4.0 root (scripts/install-deps --rabbitmq 4.0)"
+    exit 77
+  fi
+elif [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
   echo "skipped: rabbitmq-server is not installed (scripts/install-deps)"
   exit 77
 fi
@@ -55,11 +63,11 @@ queue=tarry.cluster.test
 
 # start
 t0=$SECONDS
-if ! urls=$("$cluster" start "$dir"); then
+if ! urls=$("$cluster" start "$dir" --rabbitmq "$version"); then
   bad "start"
   finish
 fi
-ok "start: three nodes clustered in $((SECONDS - t0)) s"
+ok "start: three RabbitMQ $version nodes clustered in $((SECONDS - t0)) s"
 check "start prints three distinct AMQP URLs" \
   test "$(grep -cE '^amqp://guest:guest@127\.0\.0\.1:[0-9]+/%2F$' <<<"$urls")" = 3 -a \
        "$(sort -u <<<"$urls" | wc -l)" = 3

@@ -1,11 +1,13 @@
 // Test helpers: the environment meson and scripts/with-broker set up.
 //   TARRY_SOURCE_ROOT, TARRY_BUILD_ROOT  (meson's test_env)
 //   TARRY_TEST_AMQP_URL, TARRY_TEST_BROKER_DIR  (scripts/with-broker)
+//   TARRY_TEST_RABBITMQ  (the broker version: 3.10, the default, or 4.0)
 #pragma once
 
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tarry_test {
 
@@ -22,6 +24,14 @@ inline std::optional<std::string> env(const char* name) {
 
 /// The source tree (for scripts and python peers); "." when unset.
 inline std::string source_root() { return env("TARRY_SOURCE_ROOT").value_or("."); }
+
+/// `--rabbitmq V` for scripts/broker and scripts/cluster start, from
+/// TARRY_TEST_RABBITMQ (as scripts/with-broker passes it); nothing when it
+/// is unset, which is the scripts' default, 3.10.
+inline std::vector<std::string> rabbitmq_version_args() {
+    if (auto v = env("TARRY_TEST_RABBITMQ")) return {"--rabbitmq", *v};
+    return {};
+}
 
 /// The shared private broker of this test run, if any.
 inline std::optional<std::string> amqp_url() { return env("TARRY_TEST_AMQP_URL"); }

@@ -23,12 +23,15 @@ namespace tarry_test {
 class private_broker {
 public:
     /// Starts a node in a fresh temporary directory; `extra` goes to
-    /// `scripts/broker start` (e.g. {"--consumer-timeout-ms", "5000"}).
+    /// `scripts/broker start` (e.g. {"--consumer-timeout-ms", "5000"}), after
+    /// `--rabbitmq TARRY_TEST_RABBITMQ` when that is set.
     explicit private_broker(std::vector<std::string> extra = {}) {
         char tmpl[] = "/tmp/tarry-test-broker.XXXXXX";
         if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
         dir_ = tmpl;
         std::vector<std::string> argv{source_root() + "/scripts/broker", "start", dir_};
+        const auto version = rabbitmq_version_args();
+        argv.insert(argv.end(), version.begin(), version.end());
         argv.insert(argv.end(), extra.begin(), extra.end());
         auto r = run_process(argv, std::chrono::seconds(120));
         if (r.exit_code != 0) {

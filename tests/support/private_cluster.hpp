@@ -1,7 +1,8 @@
 // Test helpers: a three-node RabbitMQ cluster of the test's own
 // (scripts/cluster), for faults of a node: killed (SIGKILL, by its pid
 // file), restarted. Started in the constructor, stopped in the destructor
-// (by node name, then pid) — on failure too.
+// (by node name, then pid) — on failure too. The nodes' version comes from
+// TARRY_TEST_RABBITMQ (`scripts/cluster start --rabbitmq`; 3.10 when unset).
 #pragma once
 
 #include "env.hpp"
@@ -23,7 +24,10 @@ public:
         char tmpl[] = "/tmp/tarry-test-cluster.XXXXXX";
         if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
         dir_ = tmpl;
-        auto r = script({"start", dir_}, std::chrono::seconds(240));
+        std::vector<std::string> start{"start", dir_};
+        const auto version = rabbitmq_version_args();
+        start.insert(start.end(), version.begin(), version.end());
+        auto r = script(std::move(start), std::chrono::seconds(240));
         if (r.exit_code != 0) {
             stop();
             throw std::runtime_error("cluster did not start (exit " + std::to_string(r.exit_code) + "): " + r.out +
