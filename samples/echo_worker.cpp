@@ -23,8 +23,10 @@
 // --no-declare declares none of them, only checks that each exists (for a
 // topology set up by someone else: a declare with other arguments than the
 // queue's own fails with 406). --delivery-limit N tells it the work queue's
-// x-delivery-limit (a quorum queue's; it cannot be read over AMQP): a job one
-// return from it is given back by a confirmed copy, never by a nack.
+// x-delivery-limit (a quorum queue's; it cannot be read over AMQP; 0: none):
+// a job that arrives one return from it is replaced by a confirmed copy, and
+// none is given back by a nack at the limit. Without it the limit is
+// derived from the broker's version (20 from RabbitMQ 4.0 on, none before).
 //
 // Retries follow tarry's default policy (1 s doubling, equal jitter, 10
 // attempts) unless --retry-base-ms sets an exponential one without jitter

@@ -15,6 +15,7 @@ const char* to_string(connection_event::kind k) noexcept {
         case connection_event::kind::lane_change_failed: return "lane_change_failed";
         case connection_event::kind::control_attached: return "control_attached";
         case connection_event::kind::control_failed: return "control_failed";
+        case connection_event::kind::consumer_cancelled: return "consumer_cancelled";
     }
     return "unknown";
 }
@@ -41,6 +42,10 @@ std::string connection_event::text() const {
         case kind::lane_change_failed: return with_detail("lane change failed");
         case kind::control_attached: return line + "control stream read up to its end: cancels apply";
         case kind::control_failed: return with_detail("control stream");
+        case kind::consumer_cancelled:
+            return with_detail(("consumer cancelled by the broker, consuming again in " +
+                                std::to_string(delay.count()) + " ms")
+                                   .c_str());
     }
     return line + tarry::to_string(what);
 }

@@ -216,7 +216,11 @@ void consumer::impl::started(const amqp::diagnostics& d) {
     done(d);
 }
 
-void consumer::impl::on_open() {
+void consumer::impl::on_open(const amqp::connection_info& info) {
+    // The broker's version decides the delivery limit when none is told.
+    const auto* version = info.server_properties.find("version");
+    const auto* text = version ? std::get_if<std::string>(&version->value) : nullptr;
+    core_.broker_identified(text ? std::string_view(*text) : std::string_view());
     tell({connection_event::kind::connected, false, {}, {}, 0});
     if (core_.stopping() || subscribing_) return;
     subscribing_ = true;
@@ -293,8 +297,7 @@ asio::awaitable<void> consumer::impl::start_lane(std::size_t i) {
     if (!core_.lanes().up(i) || !channels_[i].is_open()) d = co_await open_lane(i);
     const std::uint32_t gen = core_.lanes().generations()->get(i);
     if (!d.code) {
-        amqp::consume_options co;
-        co.queue = options_.queue;
+        auto co = detail::lane_consume_options(options_);
         amqp::consumer_handlers handlers;
         handlers.on_delivery = [w = weak_from_this(), i, gen](amqp::delivery d) {
             auto s = w.lock();
@@ -305,7 +308,12 @@ asio::awaitable<void> consumer::impl::start_lane(std::size_t i) {
         handlers.on_cancelled = [w = weak_from_this(), i, gen](std::error_code e) {
             auto s = w.lock();
             if (!s) return;
-            s->core_.lane_lost(i, gen, "consumer cancelled: " + e.message(), now());
+            // The broker's basic.cancel leaves the channel open, with its
+            // jobs; a closed channel is reported by its close handler too.
+            if (e == amqp::errc::consumer_cancelled)
+                s->core_.consumer_cancelled(i, gen, "lane " + std::to_string(i) + ": " + e.message(), now());
+            else
+                s->core_.lane_lost(i, gen, "consumer ended: " + e.message(), now());
             s->execute();
         };
         auto ch = channels_[i];

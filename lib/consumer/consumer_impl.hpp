@@ -89,7 +89,7 @@ private:
     void execute();
     void run(detail::core_action& a);
     void arm_timer();
-    void on_open();
+    void on_open(const amqp::connection_info& info);
     /// Tells the hooks of e, and health_.
     void tell(const connection_event& e);
     /// Tells health_ alone.

@@ -25,15 +25,15 @@ namespace asio = boost::asio;
 namespace {
 // What a connection reports, as connection events (`copies`: the connection
 // that publishes the copies); `on_open` (when set) runs after every
-// (re)connect, `on_lost` after every loss.
+// (re)connect with what was settled, `on_lost` after every loss.
 amqp::connection_hooks connection_hooks_of(std::function<void(const connection_event&)> tell, bool copies,
-                                           std::function<void()> on_open,
+                                           std::function<void(const amqp::connection_info&)> on_open,
                                            std::function<void(const std::string&)> on_lost) {
     using kind = connection_event::kind;
     auto say = [tell, copies](kind k, std::string detail = {}, std::chrono::milliseconds delay = {},
                               unsigned attempt = 0) { tell({k, copies, std::move(detail), delay, attempt}); };
     amqp::connection_hooks h;
-    if (on_open) h.on_open = [on_open = std::move(on_open)](const amqp::connection_info&) { on_open(); };
+    if (on_open) h.on_open = std::move(on_open);
     h.on_blocked = [say](const std::string& reason) { say(kind::blocked, reason); };
     h.on_unblocked = [say] { say(kind::unblocked); };
     h.on_lost = [say, on_lost = std::move(on_lost)](const amqp::diagnostics& d) {
@@ -91,7 +91,8 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
       executor_(executor ? std::move(executor) : own_io_->get_executor()),
       guard_(executor_),
       conn_(executor_, config_,
-            connection_hooks_of([this](const connection_event& e) { tell(e); }, false, [this] { on_open(); },
+            connection_hooks_of([this](const connection_event& e) { tell(e); }, false,
+                                [this](const amqp::connection_info& info) { on_open(info); },
                                 [this](const std::string& why) {
                                     if (control_) control_->detached();
                                     core_.connection_lost(why, now());
@@ -101,7 +102,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                    connection_hooks_of([this](const connection_event& e) { tell(e); }, true,
                                        // Open (again): for health() (the hooks never heard of it),
                                        // and the events channel.
-                                       [this] {
+                                       [this](const amqp::connection_info&) {
                                            note({connection_event::kind::connected, true, {}, {}, 0});
                                            if (events_) events_->connection_open();
                                        },

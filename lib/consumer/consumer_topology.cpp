@@ -57,4 +57,12 @@ std::optional<parking::cascade_topology> cascade_parking(const subscription_opti
     return check;
 }
 
+amqp::consume_options lane_consume_options(const subscription_options& o) {
+    amqp::consume_options co;
+    co.queue = o.queue;
+    if (o.consumer_timeout_argument)
+        co.arguments.set("x-consumer-timeout", static_cast<std::int64_t>(o.broker_consumer_timeout.count()));
+    return co;
+}
+
 }  // namespace tarry::detail

@@ -2,7 +2,7 @@
 // work queue, the dead-letter queue (unless dead letters go to an exchange)
 // and the parking ladder's wait queues, with the arguments their
 // queue_type needs, passive where the options say someone else declares
-// them.
+// them; and what each lane's basic.consume carries.
 #pragma once
 
 #include "tarry/amqp/channel_options.hpp"
@@ -24,5 +24,10 @@ std::vector<amqp::queue_options> consumer_topology(const subscription_options& o
 /// that delivery queue, passive, when declare_own_queues is false. Nothing
 /// with the wait ladder.
 std::optional<parking::cascade_topology> cascade_parking(const subscription_options& o);
+
+/// What each lane's basic.consume asks for: the work queue and, with
+/// consumer_timeout_argument, x-consumer-timeout = broker_consumer_timeout
+/// (ms, a long-long).
+amqp::consume_options lane_consume_options(const subscription_options& o);
 
 }  // namespace tarry::detail

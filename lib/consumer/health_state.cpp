@@ -30,6 +30,7 @@ void health_state::event(const connection_event& e) {
         case kind::lane_change_failed:  // the old lane goes on
         case kind::control_attached:    // jobs flow with or without the control stream
         case kind::control_failed:
+        case kind::consumer_cancelled:  // consuming() says whether a lane consumes meanwhile
             break;
     }
 }

@@ -16,17 +16,27 @@ std::string bounded(std::string_view text, std::size_t max_length) {
 
 namespace {
 // A copy is a new message: what the broker wrote on the original's way
-// (its deaths, a quorum queue's count of returns) is not carried over.
+// (its deaths, a quorum queue's counts of returns and of acquisitions) is
+// not carried over.
 amqp::message republishable(const amqp::message& original) {
     amqp::message copy = original;
     contract::strip_broker_death_headers(copy.properties);
-    if (copy.properties.headers) copy.properties.headers->erase("x-delivery-count");
+    if (copy.properties.headers) {
+        copy.properties.headers->erase("x-delivery-count");
+        copy.properties.headers->erase("x-acquired-count");  // RabbitMQ 4.3
+    }
     copy.properties.expiration.reset();
     return copy;
 }
 }  // namespace
 
 amqp::message requeue_copy(const amqp::message& original) { return republishable(original); }
+
+amqp::message renewed_copy(const amqp::message& original, wall_time due, wall_time now) {
+    amqp::message copy = republishable(original);
+    contract::write_schedule(copy.properties, due, now);
+    return copy;
+}
 
 amqp::message parked_copy(const amqp::message& original, wall_time due, wall_time now) {
     amqp::message copy = republishable(original);

@@ -60,8 +60,15 @@ amqp::message replay_copy(const amqp::message& dead_letter, wall_time now);
 
 /// A delivery given back to the work queue by a copy instead of a nack (a
 /// quorum queue's delivery limit): the same message without the broker's
-/// x-delivery-count, which would count against the new message.
+/// x-delivery-count and x-acquired-count, which would count against the
+/// new message.
 amqp::message requeue_copy(const amqp::message& original);
+
+/// A delivery renewed at admission (it came back close to the delivery
+/// limit): requeue_copy() with its schedule written as an absolute due
+/// time (perform_job_at = `due`, x-delay removed), so that a relative delay
+/// counted from arrival does not start again.
+amqp::message renewed_copy(const amqp::message& original, wall_time due, wall_time now);
 
 /// The copy to dead-letter: the original with the broker's death headers
 /// dropped, no expiration (a dead letter is kept until someone looks), and

@@ -10,7 +10,8 @@
 // core published,
 // lanes opening, consuming, failing and being lost, the connection lost,
 // the clocks advancing and the wall clock stepping (back too), ticks, the
-// sweep, stop, the store's jobs given back, and tombstones read (a worker
+// sweep, stop, the store's jobs given back, the broker cancelling a lane's
+// consumer (its channel stays open), and tombstones read (a worker
 // then hands a covered job back unrun, as consumer_workers.cpp does). This file plays the driver
 // (it executes each action as consumer_driver.cpp does: an ack or nack for
 // an incarnation that is no longer current is never sent) and keeps a model
@@ -107,7 +108,7 @@ bool tracing() {
 constexpr const char* op_names[] = {"subscribed", "subscribe_failed", "start_open", "start_consuming",
                                     "start_failed", "deliver", "deliver_copy", "pop", "finish", "confirm",
                                     "refuse", "lose_lane", "lose_connection", "advance", "step_wall", "tick",
-                                    "wake", "sweep", "stop", "give_back", "cancel"};
+                                    "wake", "sweep", "stop", "give_back", "cancel", "broker_cancel"};
 static_assert(std::size(op_names) == cp::op_count);
 
 class program {
@@ -316,6 +317,7 @@ private:
                 cancels_.ids.insert("d" + std::to_string(k));  // taken already, or to come
                 break;
             }
+            case cp::broker_cancel: broker_cancel(p.next()); break;
             default: break;
         }
     }
@@ -363,6 +365,19 @@ private:
         const std::uint32_t gen = (b & 0x80) ? older_[lane] : current_generation(lane);
         if (core_.lanes().current(lane, gen)) older_[lane] = gen;
         core_.lane_lost(lane, gen, "channel closed", now());
+    }
+
+    // The broker cancels the lane's consumer: nothing more is delivered on
+    // it (none crosses, as with our own cancel); its channel stays open.
+    void broker_cancel(std::uint8_t b) {
+        const std::size_t lane = b % lanes();
+        const std::uint32_t gen = current_generation(lane);
+        if (gen != 0) {
+            auto& inc = incarnations_[gen];
+            inc.consuming = false;
+            inc.after_cancel = 3;
+        }
+        core_.consumer_cancelled(lane, gen, "the broker cancelled the consumer", now());
     }
 
     // ---- deliveries ---------------------------------------------------------

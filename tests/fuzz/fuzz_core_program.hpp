@@ -45,6 +45,8 @@ enum op : std::uint8_t {
     give_back,         ///< when stopping: the store's jobs, drained, given back
     cancel,            ///< [k] a tombstone for delivery k (modulo those taken) is read: its copies
                        ///< (generation 0 here) are cancelled from now on
+    broker_cancel,     ///< [lane] the broker cancels the lane's consumer (its queue deleted, RabbitMQ
+                       ///< 4.3's consumer timeout): consumer_cancelled; no delivery comes on it after
     op_count
 };
 

@@ -432,6 +432,15 @@ void write(const fs::path& out_root) {
           program(plain_a | 0x40 | 0x80, plain_b).subscribe().deliver(due_now, 0, 3 << cp::delivery_count_shift)
               .run(cp::requeue).op(cp::confirm, {0}).deliver(due_1s, 0, 3 << cp::delivery_count_shift).op(cp::stop)
               .op(cp::give_back).data());
+    d.add("broker-cancels-a-holding-lane",
+          program(1 | (3 << 2), plain_b).subscribe().deliver(due_1s).deliver(due_1s).op(cp::broker_cancel, {0})
+              .deliver(due_now).advance(by_500ms).op(cp::tick).op(cp::subscribed).op(cp::start_open, {0})
+              .op(cp::start_consuming, {0}).deliver(due_now, 1).advance(by_1s).run(cp::success).run(cp::success)
+              .op(cp::broker_cancel, {1}).op(cp::stop).op(cp::give_back).data());
+    d.add("delivery-limit-renewal-refused",
+          program(plain_a | 0x40 | 0x80, plain_b).subscribe().deliver(due_1s, 0, 3 << cp::delivery_count_shift)
+              .op(cp::refuse, {0, 0}).advance(by_5s).op(cp::wake).op(cp::refuse, {0, 0}).op(cp::stop)
+              .op(cp::give_back).op(cp::confirm, {0}).data());
     d.add("subscribe-failed-then-resubscribed",
           program(plain_a, plain_b).op(cp::subscribe_failed).advance(by_1s).op(cp::tick).op(cp::subscribed)
               .op(cp::start_failed, {0}).op(cp::wake).op(cp::subscribed).op(cp::start_consuming, {0})

@@ -21,6 +21,8 @@ struct connection_event {
         lane_change_failed,  ///< a hand-over to another lane failed; the old lane goes on
         control_attached,    ///< the queue's control stream is read up to its end: cancels apply
         control_failed,      ///< reading the control stream failed (`detail`); tried again, consuming goes on
+        consumer_cancelled,  ///< the broker cancelled a lane's consumer (its queue deleted; RabbitMQ 4.3's
+                             ///< consumer timeout): the lane keeps its jobs; another consumes in `delay`
     };
     kind what = kind::connected;
     bool copies = false;  ///< about the connection that publishes the copies

@@ -18,7 +18,7 @@ struct job_event {
         parked,     ///< republished to a wait queue (confirmed) and acked; next_due = due
         dead,       ///< dead-lettered (confirmed) and acked; reason says why
         retry,      ///< failed; a retry copy is confirmed, due at next_due
-        requeued,   ///< given back to the queue; reason: handler, shutdown, backlog, copy-failed
+        requeued,   ///< given back to the queue; reason: handler, shutdown, backlog, copy-failed, delivery-limit
         dropped,    ///< its delivery is no longer current (its channel was lost):
                     ///< the broker redelivers it; nothing was published for it
         failed,     ///< a step of ours failed (a copy refused or not confirmed in

@@ -44,13 +44,21 @@ struct subscription_options {
     /// false: only check that each exists (passive), for a topology set up
     /// by someone else. Start fails, naming the queue, when one is missing.
     bool declare_own_queues = true;
-    /// The work queue's x-delivery-limit, when it has one (quorum queues:
-    /// past it the broker drops or dead-letters a message; the limit cannot
-    /// be read over AMQP). Then a delivery whose x-delivery-count has
-    /// reached limit - 1 is never given back by a nack: a copy is published
-    /// to the work queue and, once confirmed, the delivery is acked (event
-    /// `requeued` as for a nack). Returns tarry cannot prevent still count:
-    /// a lost connection, an unacknowledged delivery at consumer_timeout.
+    /// The work queue's delivery limit (a quorum queue's x-delivery-limit:
+    /// a message returned more often is dropped or dead-lettered by the
+    /// broker; the limit cannot be read over AMQP). Empty (default):
+    /// derived from the broker's version at each connect: RabbitMQ 4.0 and
+    /// later give every quorum queue a limit of 20, so 20 is assumed there
+    /// (and for a broker whose version does not read); none before 4.0.
+    /// 0: none (a queue whose limit a policy lifted); N: N. With a limit L
+    /// in force, a delivery whose x-delivery-count has reached L - 1 is
+    /// replaced as it arrives by a confirmed copy (no count) and acked
+    /// (event `requeued`, reason `delivery-limit`), so the broker's own
+    /// returns (a closed channel, a killed worker) cannot drop it either;
+    /// one at the limit is never given back by a nack (a confirmed copy
+    /// and an ack instead), and a refused copy of it is published again
+    /// until confirmed or until stop(). Classic queues send no count:
+    /// nothing changes there. docs/compatibility.md.
     std::optional<std::uint32_t> delivery_limit;
     /// true (default): read the queue's control stream (docs/control.md) and
     /// honour its tombstones: a job they cover is acknowledged without
@@ -89,6 +97,12 @@ struct subscription_options {
     /// `backlog`). A handler that itself runs longer cannot be saved: the
     /// broker closes the channel and redelivers the job (docs/consumer.md).
     std::chrono::milliseconds broker_consumer_timeout = std::chrono::minutes(30);
+    /// true: basic.consume carries x-consumer-timeout =
+    /// broker_consumer_timeout, so that the broker times a delivery out
+    /// exactly when tarry plans for it (RabbitMQ 4.3 honours a consumer's
+    /// own timeout; docs/compatibility.md says what older versions do).
+    /// Default false: the broker's configured consumer_timeout applies.
+    bool consumer_timeout_argument = false;
     /// Bounds of what is held. When full, the job due last is parked.
     std::size_t max_held = 10000;
     std::size_t max_held_bytes = std::size_t{64} << 20;

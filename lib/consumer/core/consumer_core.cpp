@@ -28,7 +28,12 @@ consumer_core::consumer_core(const subscription_options& options, job_store& sto
       events_wanted_(events_wanted),
       cancels_(cancels),
       claims_(claims),
+      delivery_limit_(delivery_limit_in_force(options.delivery_limit, {})),
       lanes_(options.effective_channels()) {}
+
+void consumer_core::broker_identified(std::string_view version) {
+    delivery_limit_ = delivery_limit_in_force(options_.delivery_limit, version);
+}
 
 std::optional<steady_time> consumer_core::oldest_unsettled() const noexcept {
     const auto ticks = lanes_.oldest_unsettled();
@@ -87,7 +92,8 @@ void consumer_core::stop(moment now) {
     unclaimed_.clear();
     claim_remake_at_.reset();
     for (auto& j : waiting) give_back_one(std::move(j), "shutdown", now);
-    // Copies waiting to be published again are not: their originals go back now.
+    // Copies waiting to be published again are not: their originals go back
+    // now (one return from the delivery limit, their copies go out again).
     for (auto& [entry, p] : copies_)
         if (p.publish_id == 0) set_timer(entry, p, now.steady);
     copy_timers(now);

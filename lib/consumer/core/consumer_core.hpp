@@ -20,6 +20,10 @@
 //   refused; a refused copy is published again after a pause (the handler
 //   is not run again) until its original would overstay, then the original
 //   is given back.
+// - the delivery limit: a delivery whose count of returns has reached the
+//   limit in force - 1 is replaced at admission by a confirmed copy; one at
+//   the limit is never given back by a nack (a refused copy of it is
+//   published again until confirmed, or until stop() closes its channel);
 // - run claims: a copy of a periodic occurrence runs only once the
 //   claim_oracle says it won its occurrence's claim; one that lost is acked
 //   unrun; one whose claim is not read yet when it falls due waits here
@@ -29,6 +33,7 @@
 
 #include "cancel_oracle.hpp"
 #include "claim_oracle.hpp"
+#include "delivery_limit.hpp"
 #include "core_actions.hpp"
 #include "duration_recorder.hpp"
 #include "held_job.hpp"
@@ -50,6 +55,7 @@
 #include <set>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <unordered_map>
 #include <vector>
@@ -106,6 +112,11 @@ public:
                   const cancel_oracle* cancels = nullptr, const claim_oracle* claims = nullptr);
 
     // ---- inputs -------------------------------------------------------------
+    /// The consuming connection is open to a broker that says it is
+    /// `version` (connection.start's server property): it decides the
+    /// delivery limit in force when the options do not tell one. Until
+    /// then an untold limit is taken as broker_default_delivery_limit.
+    void broker_identified(std::string_view version);
     /// The topology is declared: start consuming if no lane does.
     void subscribed();
     /// Subscribing failed; try again in a while.
@@ -119,6 +130,17 @@ public:
     /// The lane's channel closed or its consumer was cancelled by the broker
     /// (reported twice, or for an earlier incarnation: nothing happens).
     void lane_lost(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
+    /// The broker cancelled the lane's consumer (a server basic.cancel: its
+    /// queue was deleted, or RabbitMQ 4.3's consumer timeout on a quorum
+    /// queue). The channel stays open: what the lane holds stays held and
+    /// is settled on it (4.3 returns only a delivery that overstayed its
+    /// timeout, which can only be a running job's: it may run twice, as
+    /// when 3.10 closes the channel). Its consumer tag is cancelled by us too (4.3 would put the consumer
+    /// back in service). Another lane consumes after a pause that doubles
+    /// while cancels follow each other with no delivery between them
+    /// (connection event `consumer_cancelled`). Stale or repeated reports
+    /// do nothing.
+    void consumer_cancelled(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
     /// The consuming connection is gone: every lane with it, in one pass.
     void connection_lost(const std::string& why, moment now);
     /// Takes out the jobs of lanes lost since the last sweep (asked for by a
@@ -162,6 +184,8 @@ public:
     /// is. Any thread.
     std::optional<steady_time> oldest_unsettled() const noexcept;
     const subscription_options& options() const noexcept { return options_; }
+    /// The work queue's delivery limit in force; empty: none.
+    std::optional<std::uint32_t> delivery_limit() const noexcept { return delivery_limit_; }
 
 private:
     /// The event a step of j makes.
@@ -202,6 +226,11 @@ private:
 
     // admission (core_admission.cpp)
     void admit(held_job j, amqp::message msg, moment now);
+    /// j came back often enough that one more return of ours or the
+    /// broker's could drop it: a fresh copy (no count) goes to the work
+    /// queue, and j is acked once it is confirmed (requeued, reason
+    /// `delivery-limit`).
+    void renew(held_job j, moment now);
     void hold(held_job j, moment now);
     void park_or_hold(held_job j, moment now);
     void push_held(held_job j, moment now);
@@ -298,6 +327,7 @@ private:
     const bool events_wanted_;
     const cancel_oracle* const cancels_;
     const claim_oracle* const claims_;
+    std::optional<std::uint32_t> delivery_limit_;  // in force; empty: none
 
     lane_table lanes_;
     std::size_t intake_ = lane_table::none;   // the lane consuming (the newest one)
@@ -309,6 +339,14 @@ private:
     bool sweep_asked_ = false;
     std::vector<std::pair<std::uint32_t, std::string>> lost_generations_;  // to sweep, and why
     std::optional<steady_time> resubscribe_at_;
+    std::size_t cancelled_lane_ = lane_table::none;  // the broker cancelled its consumer: another lane first
+    unsigned cancels_in_a_row_ = 0;                  // broker cancels with no delivery between them
+    struct early_cancel {
+        std::size_t lane;
+        std::uint32_t generation;
+        steady_time resubscribe_at;
+    };
+    std::optional<early_cancel> early_cancel_;  // cancelled by the broker before its consume-ok was handled
     std::optional<steady_time> backlog_check_at_;
     std::vector<held_job> unclaimed_;              // due, waiting for their run claim to be read
     std::optional<steady_time> claim_remake_at_;  // when their claims are made again

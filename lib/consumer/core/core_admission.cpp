@@ -1,6 +1,8 @@
 // Admission: each delivery is given back (stopping), dead-lettered
 // (unreadable, bad schedule), handed to the workers at once (due), held
-// until due, or parked (due beyond the hold horizon, or the bounds are full).
+// until due, or parked (due beyond the hold horizon, or the bounds are full);
+// one that came back close to the queue's delivery limit is renewed first
+// (a fresh copy, then an ack).
 #include "consumer_core.hpp"
 
 #include "../message_copies.hpp"
@@ -22,6 +24,7 @@ void consumer_core::delivery(std::size_t lane, std::uint32_t gen, amqp::delivery
     j.attempt = contract::read_attempt(d.msg.properties);
     if (!current(j)) return;  // its channel is gone: the broker redelivers it
     lanes_.delivered(lane, d.delivery_tag, now.steady.time_since_epoch().count());
+    cancels_in_a_row_ = 0;  // consuming works again
     if (stopping_) {  // crossed our basic.cancel: give it back
         j.msg = packed_message::keep(std::move(d.msg));
         give_back_one(std::move(j), "shutdown", now, false);
@@ -49,6 +52,7 @@ void consumer_core::admit(held_job j, amqp::message msg, moment now) {
         deduplicate_one(j, now);
         return;
     }
+    const bool renewing = delivery_limit_ && renew_at_admission(*delivery_limit_, returns_of(msg.properties));
     auto read = contract::read_schedule(msg.properties, now.wall, rules_);
     // A job that will not wait (refused, or due already) is kept as decoded;
     // one that may wait is packed at once (packing a kept one later would
@@ -60,6 +64,10 @@ void consumer_core::admit(held_job j, amqp::message msg, moment now) {
         return;
     }
     j.due = accepted->due;
+    if (renewing) {
+        renew(std::move(j), now);
+        return;
+    }
     // Claimed when it is to be held (or run now), so that its claim is read
     // back long before it falls due; a parked copy claims when it returns.
     if (claim && claim->second == claim_verdict::unknown && j.due - now.wall <= options_.hold_horizon)
@@ -74,6 +82,12 @@ void consumer_core::admit(held_job j, amqp::message msg, moment now) {
         return;
     }
     hold(std::move(j), now);
+}
+
+void consumer_core::renew(held_job j, moment now) {
+    auto copy = renewed_copy(j.msg.unpack(), j.due, now.wall);
+    replace(std::move(j), "", options_.queue, std::move(copy), {job_event::kind::requeued, "delivery-limit"},
+            "renewed copy", now);
 }
 
 void consumer_core::fast_path(held_job j, moment now) {

@@ -10,11 +10,20 @@ namespace tarry::detail {
 namespace {
 constexpr std::chrono::milliseconds resubscribe_after_loss{200};
 constexpr std::chrono::milliseconds resubscribe_after_failure{1000};
+// After a broker's basic.cancel: doubling while cancels follow each other
+// with no delivery between them (a queue deleted again and again, a
+// handler that keeps overstaying 4.3's consumer timeout), at most this.
+constexpr std::chrono::milliseconds resubscribe_after_cancel_max{30000};
 }  // namespace
 
 void consumer_core::subscribed() {
     if (stopping_ || starting_ || paused_ || intake_ != lane_table::none) return;
-    start_lane(lanes_.next(lane_table::none));
+    // A lane whose consumer the broker cancelled keeps its jobs; another
+    // lane consumes when there is one.
+    std::size_t lane = lanes_.next(cancelled_lane_);
+    if (lane == lane_table::none) lane = lanes_.next(lane_table::none);
+    cancelled_lane_ = lane_table::none;
+    start_lane(lane);
 }
 
 void consumer_core::subscribe_failed(const std::string& why, moment now) {
@@ -36,6 +45,17 @@ void consumer_core::lane_consuming(std::size_t lane, std::uint32_t gen, std::str
     starting_ = false;
     if (!lanes_.current(lane, gen)) return;  // lost meanwhile: its consumer went with the channel
     auto& l = lanes_[lane];
+    if (early_cancel_ && early_cancel_->lane == lane && early_cancel_->generation == gen) {
+        // The broker cancelled it before its consume-ok was handled here.
+        const auto at = early_cancel_->resubscribe_at;
+        early_cancel_.reset();
+        actions_.push_back(action::cancel_lane{lane, gen, tag});  // see consumer_cancelled()
+        l.state = lane_state::intake::idle;
+        rotating_from_ = lane_table::none;
+        if (!stopping_ && intake_ == lane_table::none && !paused_ && (!resubscribe_at_ || at < *resubscribe_at_))
+            resubscribe_at_ = at;
+        return;
+    }
     l.state = lane_state::intake::consuming;
     l.consumer_tag = std::move(tag);
     if (stopping_ || paused_) {  // stop() or a pause came while it started: cancel it too
@@ -97,6 +117,43 @@ void consumer_core::resume_if_drained() {
     if (!paused_ || store_.ready_waiting() > options_.effective_max_due_waiting() / 2) return;
     paused_ = false;
     if (!stopping_ && !starting_ && intake_ == lane_table::none) start_lane(lanes_.next(lane_table::none));
+}
+
+void consumer_core::consumer_cancelled(std::size_t lane, std::uint32_t gen, const std::string& why, moment now) {
+    if (!lanes_.current(lane, gen)) return;
+    auto& l = lanes_[lane];
+    const auto was = l.state;
+    // Our own basic.cancel crossed it (a hand-over, a pause, stop()), or it
+    // is reported twice: nothing more to do.
+    if (was == lane_state::intake::cancelling || stopping_) {
+        l.state = lane_state::intake::idle;
+        return;
+    }
+    if (was == lane_state::intake::idle && !starting_) return;
+    const unsigned doublings = std::min(cancels_in_a_row_++, 8u);
+    const auto delay = std::min(resubscribe_after_loss * (1u << doublings), resubscribe_after_cancel_max);
+    report(connection_event::kind::consumer_cancelled, why, delay);
+    cancelled_lane_ = lane;
+    if (was != lane_state::intake::consuming) {
+        // Before its consume-ok was handled here: lane_consuming() finds it
+        // cancelled and schedules the next subscription.
+        early_cancel_ = early_cancel{lane, gen, now.steady + delay};
+        return;
+    }
+    // RabbitMQ 4.3 puts a consumer it cancelled for a timeout back in
+    // service once its deliveries are settled: cancel it ourselves, so that
+    // nothing is delivered under its tag again (answered with cancel-ok
+    // where the consumer is gone already).
+    actions_.push_back(action::cancel_lane{lane, gen, l.consumer_tag});
+    l.state = lane_state::intake::idle;
+    l.consumer_tag.clear();
+    if (rotating_from_ == lane) rotating_from_ = lane_table::none;
+    if (intake_ == lane) intake_ = lane_table::none;
+    // What 4.3 returned with the cancel can only be a job still running (a
+    // held job never outlives the timeout: due jobs not started are given
+    // back before it): its ack then settles nothing, and the broker runs it
+    // again, as when 3.10 closes the channel of a handler that overstays.
+    if (intake_ == lane_table::none && !paused_) resubscribe_in(delay, now);
 }
 
 void consumer_core::connection_lost(const std::string& why, moment now) {

@@ -233,14 +233,15 @@ void consumer_core::give_back_one(held_job j, const char* reason, moment now, bo
     nack(j, reason, now, emit_event);
 }
 
-bool consumer_core::at_delivery_limit(const held_job& j) const {
-    if (!options_.delivery_limit) return false;
+namespace {
+amqp::basic_properties properties_of(const held_job& j) {
     const auto* whole = j.msg.kept();
-    const amqp::basic_properties props = whole ? whole->properties : j.msg.properties();
-    const auto* v = props.headers ? props.headers->find("x-delivery-count") : nullptr;
-    // Absent on a first delivery (RabbitMQ 3.10); any integer type counts.
-    const std::int64_t count = v ? amqp::wire::integer_of(*v).value_or(0) : 0;
-    return count + 1 >= static_cast<std::int64_t>(*options_.delivery_limit);
+    return whole ? whole->properties : j.msg.properties();
+}
+}  // namespace
+
+bool consumer_core::at_delivery_limit(const held_job& j) const {
+    return delivery_limit_ && one_return_from_limit(*delivery_limit_, returns_of(properties_of(j)));
 }
 
 void consumer_core::drop(const held_job& j, std::string why, moment now) {

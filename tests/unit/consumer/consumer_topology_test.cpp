@@ -120,3 +120,22 @@ TEST_CASE("parking through a delay cascade: no wait queues; the cascade and the 
     o.parking_strategy.reset();
     CHECK_FALSE(tarry::detail::cascade_parking(o));
 }
+
+TEST_CASE("basic.consume: the work queue; x-consumer-timeout only when asked, as the broker's timeout in ms") {
+    using tarry::detail::lane_consume_options;
+    tarry::subscription_options o;
+    o.queue = "jobs";
+    auto plain = lane_consume_options(o);
+    CHECK(plain.queue == "jobs");
+    CHECK(plain.arguments.find("x-consumer-timeout") == nullptr);
+    CHECK_FALSE(plain.no_ack);
+    CHECK_FALSE(plain.exclusive);
+    o.consumer_timeout_argument = true;
+    o.broker_consumer_timeout = std::chrono::minutes(20);
+    auto timed = lane_consume_options(o);
+    const auto* v = timed.arguments.find("x-consumer-timeout");
+    REQUIRE(v != nullptr);
+    REQUIRE(std::get_if<std::int64_t>(&v->value) != nullptr);
+    CHECK(*std::get_if<std::int64_t>(&v->value) == 1200000);
+}
+

@@ -212,6 +212,7 @@ TEST_CASE("a parked copy keeps the message, drops x-death and expiration, and fi
         {"x-first-death-queue", "jobs.wait.1000"},
         {"x-last-death-reason", "expired"},
         {"x-delivery-count", std::int64_t{4}},
+        {"x-acquired-count", std::int64_t{9}},
         {"app", "kept"},
     };
     const auto due = tarry::wall_time(std::chrono::seconds(1700000005));
@@ -226,6 +227,7 @@ TEST_CASE("a parked copy keeps the message, drops x-death and expiration, and fi
     CHECK(h.find("x-last-death-reason") == nullptr);
     CHECK(h.find("x-delay") == nullptr);
     CHECK(h.find("x-delivery-count") == nullptr);  // a quorum queue's count of the original's returns
+    CHECK(h.find("x-acquired-count") == nullptr);  // RabbitMQ 4.3's count of its acquisitions
     CHECK(*h.find("app") == amqp::field_value("kept"));
     // Read back, it is due exactly when the original was, wherever it arrives.
     const auto read = tarry::contract::read_schedule(copy.properties, due + 1h, {});
