@@ -50,7 +50,9 @@ struct subscription_options {
     /// derived from the broker's version at each connect: RabbitMQ 4.0 and
     /// later give every quorum queue a limit of 20, so 20 is assumed there
     /// (and for a broker whose version does not read); none before 4.0.
-    /// 0: none (a queue whose limit a policy lifted); N: N. With a limit L
+    /// 0: none (a queue whose limit a policy lifted; a queue whose
+    /// x-delivery-limit is 0 allows no return at all: tell 1, the
+    /// closest); N: N. With a limit L
     /// in force, a delivery whose x-delivery-count has reached L - 1 is
     /// replaced as it arrives by a confirmed copy (no count) and acked
     /// (event `requeued`, reason `delivery-limit`), so the broker's own

@@ -3,7 +3,7 @@
 // and what a delivery's count of returns means against it. Pure functions.
 //
 // RabbitMQ counts a delivery's earlier returns in x-delivery-count (absent
-// on a first delivery from 4.0 on, 0 on 3.10's) and drops or dead-letters a
+// on a consumer's first delivery; 3.10's basic.get shows 0) and drops or dead-letters a
 // message returned once more than its queue's limit. RabbitMQ 4.0 and later
 // give every quorum queue a limit of 20 unless the queue says otherwise;
 // classic queues send no count, so a limit never bites there.
