@@ -20,7 +20,8 @@ std::vector<std::uint8_t> pattern(std::size_t n) {
 
 }  // namespace
 
-TEST_CASE("publish and consume bodies of 0 B, 1 B, 128 KiB and 10 MiB with every property") {
+TEST_CASE("publish and consume bodies of 0 B, 1 B, 128 KiB and 10 MiB with every property "
+          "(RabbitMQ 4 hands the header table back sorted by name)") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     auto ch = c.open_channel();
@@ -47,7 +48,7 @@ TEST_CASE("publish and consume bodies of 0 B, 1 B, 128 KiB and 10 MiB with every
         CHECK_FALSE(d->redelivered);
         CHECK(d->msg.body.size() == size);
         CHECK(d->msg.body == m.body);
-        CHECK(d->msg.properties == m.properties);
+        CHECK(d->msg.properties == as_delivered(m.properties, broker_major(c)));
         ok(consumer_ch.async_ack(d->delivery_tag, {}, use_future));
     }
     ok(consumer_ch.async_cancel(tag, use_future));

@@ -378,7 +378,8 @@ TEST_CASE("four threads publishing at once, from before the channel is open: one
     CHECK(own.open_channel().number() == 2);
 }
 
-TEST_CASE("async_publish_as_is keeps every property and the body byte for byte") {
+TEST_CASE("async_publish_as_is keeps every property and the body byte for byte "
+          "(RabbitMQ 4 hands the header table back sorted by name)") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     tarry::publisher pub(c.conn);
@@ -390,8 +391,9 @@ TEST_CASE("async_publish_as_is keeps every property and the body byte for byte")
     const amqp::message sent(p, {0, 1, 2, 0xfe, 0xff, 'x'});
     ok(pub.async_publish_as_is("", q, sent, use_future));
     const auto got = get_one(c, q);
-    CHECK(got.properties == sent.properties);
-    CHECK(encoded(got.properties) == encoded(sent.properties));
+    const auto delivered = as_delivered(sent.properties, broker_major(c));
+    CHECK(got.properties == delivered);
+    CHECK(encoded(got.properties) == encoded(delivered));
     CHECK(got.body == sent.body);
 
     // Nothing added to a bare message either.

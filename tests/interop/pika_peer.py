@@ -2,7 +2,8 @@
 """A peer nobody here wrote, for tarry's interop tests: Debian's pika.
 
     pika_peer.py publish AMQP_URL QUEUE
-        declares QUEUE (non-durable, kept), publishes one message with all
+        declares QUEUE (durable: RabbitMQ 4.x denies transient non-exclusive
+        queues; kept), publishes one message with all
         14 basic properties and a headers table of every type pika can
         write, and prints {"published": true} once the broker confirmed it.
 
@@ -61,7 +62,7 @@ def publish(url, queue):
     conn = pika.BlockingConnection(params(url))
     ch = conn.channel()
     ch.confirm_delivery()
-    ch.queue_declare(queue, durable=False, auto_delete=False)
+    ch.queue_declare(queue, durable=True, auto_delete=False)
     props = pika.BasicProperties(
         content_type="application/json", content_encoding="gzip",
         headers={

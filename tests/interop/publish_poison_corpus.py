@@ -4,7 +4,7 @@
 client can publish and RabbitMQ delivers, each with a name, then one
 ordinary job.
 
-    publish_poison_corpus.py --url AMQP_URL --queue QUEUE --at EPOCH_S
+    publish_poison_corpus.py --url AMQP_URL --queue QUEUE --at EPOCH_S [--large-body-mib N]
 
 Every message goes to the default exchange with routing key QUEUE (which
 must exist), mandatory, on one confirm channel, in the order of corpus().
@@ -33,8 +33,10 @@ The entries:
 - x-delay: negative, int64's largest, a decimal string beyond int64, above
   the consumer's max_delay (120000 ms; the test sets 60000), the strings
   "1000" and "abc", and a decimal;
-- an empty body, and a body of 100 MiB (transient, so the broker does not
-  write it to disk);
+- an empty body, and a body of N MiB, `body-<N>mib` (transient, so the
+  broker does not write it to disk; N is 100 unless --large-body-mib says
+  otherwise: the test asks for 16 on RabbitMQ 4, whose largest message is
+  16 MiB by default, where 3.10 takes 128 MiB);
 - then `last`, an ordinary job with no headers.
 
 What pika 1.2 cannot send, and so is not here (tarry's unit tests cover it
@@ -107,7 +109,7 @@ def filled_to_frame(pika, frame_max, name, headers):
     return props("p" * (room - used))
 
 
-def corpus(pika, at, frame_max):
+def corpus(pika, at, frame_max, large_body_mib):
     """(name, properties, body) of every message, in publishing order."""
     long = pika.compat.long  # pika writes it as `l`, any int within 32 bits as `I`
     entries = []
@@ -163,7 +165,7 @@ def corpus(pika, at, frame_max):
     add("xd-decimal", {"x-delay": decimal.Decimal("1500.5")})
 
     add("body-empty", body=b"")
-    add("body-100mib", body=b"b" * (100 << 20), delivery_mode=1)
+    add(f"body-{large_body_mib}mib", body=b"b" * (large_body_mib << 20), delivery_mode=1)
 
     add("last")
     return entries
@@ -174,6 +176,7 @@ def main():
     p.add_argument("--url", required=True)
     p.add_argument("--queue", required=True)
     p.add_argument("--at", required=True, type=int, help="the due time, whole epoch seconds")
+    p.add_argument("--large-body-mib", type=int, default=100, help="the large body's size in MiB")
     args = p.parse_args()  # exits 2 on bad arguments
     try:
         import pika
@@ -187,7 +190,7 @@ def main():
             print(f"frame_max {frame_max}", flush=True)
             ch = conn.channel()
             ch.confirm_delivery()  # basic_publish raises on a nack or a return
-            for name, properties, body in corpus(pika, args.at, frame_max):
+            for name, properties, body in corpus(pika, args.at, frame_max, args.large_body_mib):
                 sent = time.time_ns() // 1000
                 try:
                     ch.basic_publish(exchange="", routing_key=args.queue, body=body,
