@@ -1,6 +1,7 @@
 // Test helpers: a loopback TCP relay in front of a broker, on its own
 // thread, that can cut every connection through it at once — a "dropped
-// socket" without touching the broker — or silence one client towards it.
+// socket" without touching the broker — or only some, or silence one
+// client towards it.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -8,6 +9,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <future>
@@ -51,6 +53,32 @@ public:
     }
     std::size_t accepted() const noexcept { return accepted_.load(); }
 
+    /// Closes, as cut_all() does, the relayed connections whose client sent
+    /// `marker` within its first 4 KiB (with_marker), or those whose client
+    /// did not (!with_marker); the others flow on. E.g. marker " (copies)"
+    /// tells a consumer's copies connection by its connection_name
+    /// (connection.start-ok). How many were closed.
+    std::size_t cut_if(const std::string& marker, bool with_marker) {
+        std::promise<std::size_t> done;
+        boost::asio::post(ctx_, [&] {
+            std::size_t n = 0;
+            for (auto it = pairs_.begin(); it != pairs_.end();) {
+                auto& p = **it;
+                if ((p.head.find(marker) != std::string::npos) != with_marker) {
+                    ++it;
+                    continue;
+                }
+                boost::system::error_code ec;
+                p.a.close(ec);
+                p.b.close(ec);
+                it = pairs_.erase(it);
+                ++n;
+            }
+            done.set_value(n);
+        });
+        return done.get_future().get();
+    }
+
     /// From now on, what the `n`-th connection accepted (0-based, in accept
     /// order) sends towards the target is read and dropped: the target hears
     /// nothing more from that client (an ack that must never arrive), while
@@ -72,6 +100,7 @@ private:
         tcp::socket a, b;
         std::size_t index;           // in accept order
         bool upstream_held = false;  // a -> b bytes are dropped (relay thread only)
+        std::string head;            // the client's first bytes (relay thread only)
         std::array<char, 65536> ab{}, ba{};
     };
 
@@ -114,6 +143,8 @@ private:
                 from.close(ignored);
                 return;
             }
+            if (&from == &p->a && p->head.size() < 4096)
+                p->head.append(buf.data(), std::min(n, 4096 - p->head.size()));
             if (p->upstream_held && &from == &p->a) {  // dropped: the target never hears it
                 pump(p, from, to, buf);
                 return;
