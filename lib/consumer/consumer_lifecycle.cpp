@@ -104,6 +104,9 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                        // and the events channel.
                                        [this](const amqp::connection_info&) {
                                            note({connection_event::kind::connected, true, {}, {}, 0});
+                                           // Copies refused while it was down go out again now.
+                                           core_.copies_connected(now());
+                                           execute();
                                            if (events_) events_->connection_open();
                                        },
                                        nullptr)),

@@ -6,8 +6,9 @@
 // return. The jobs here go through 25 such faults (a killed worker or a
 // lost connection counts one or two returns: see the kill test), or 10
 // redeploys under a limit of 3, and each still runs once, not early: a
-// delivery one return from the limit is renewed as it arrives (a
-// confirmed copy, then an ack).
+// delivery whose count has reached the renewal threshold (15 of 20, a
+// margin below the limit) is renewed as it arrives (a confirmed copy, then
+// an ack).
 //
 // The limit bites on either broker: on RabbitMQ 4.0 the work queue is
 // declared without x-delivery-limit and the worker is told nothing (the
@@ -22,6 +23,7 @@
 // that holds jobs: the consumer is cancelled, keeps and acks what it holds,
 // declares the queue again and consumes.
 #include "consumer_topology.hpp"
+#include "core/delivery_limit.hpp"
 #include "http_client.hpp"
 #include "private_broker.hpp"
 #include "tcp_relay.hpp"
@@ -98,14 +100,14 @@ limit_of_20 quorum_queue_limited(const std::string& url, const std::string& q,
 
 /// The broker's count of a job's returns as the redeploy tests expect it:
 /// one more with each stop (its nack); a delivery whose count has reached
-/// limit - 1 (and 1) is renewed as it arrives, and its copy arrives with
-/// none.
+/// the renewal threshold (15 of 20, 2 of 3) is renewed as it arrives, and
+/// its copy arrives with none.
 struct return_count {
     std::int64_t limit;
     std::int64_t returns = 0;
     /// The job arrives: whether it is renewed now.
     bool arrives() {
-        if (returns < std::max<std::int64_t>(limit - 1, 1)) return false;
+        if (returns < tarry::detail::renewal_threshold(static_cast<std::uint32_t>(limit))) return false;
         returns = 0;
         return true;
     }
@@ -319,8 +321,8 @@ std::vector<sys::time_point> dues_after(std::size_t n, std::chrono::milliseconds
 
 TEST_CASE("fault: a quorum queue's limit of 20, 25 redeploys holding a job: renewed once, it runs once, on time") {
     // echo_worker --queue-type quorum, told no limit on RabbitMQ 4.0. The
-    // 21st return would drop the job; the delivery that arrives with 19
-    // returns is renewed instead.
+    // 21st return would drop the job; the delivery that arrives with 15
+    // returns (the renewal threshold) is renewed instead.
     TARRY_REQUIRE_BROKER(url);
     const auto q = unique_name("redeploys");
     queue_guard guard(url, q);
@@ -344,7 +346,7 @@ TEST_CASE("fault: 25 workers killed (SIGKILL) in turn, each holding the same 1 0
     // deliveries channel by channel, and what one lane's channel returns
     // can be delivered to the consuming lane, whose death the broker has
     // not handled yet, and come back with it. A worker renews the jobs
-    // that arrive 19 returns in: each is renewed at least once on the way.
+    // that arrive 15 returns in: each is renewed at least once on the way.
     TARRY_REQUIRE_BROKER(url);
     const std::size_t n = fault_jobs();
     const auto q = unique_name("kills");
@@ -399,7 +401,7 @@ TEST_CASE("fault: 25 workers killed (SIGKILL) in turn, each holding the same 1 0
     CHECK(t.lost == 0);
     CHECK(t.early == 0);
     CHECK(t.twice == 0);
-    CHECK(never_renewed == 0);  // 25 returns or more each: past 19
+    CHECK(never_renewed == 0);  // 25 returns or more each: past 15
     CHECK(last.count("dropped") == 0);
     stop_worker(last);
     CHECK(probe.ready(q) == 0);
@@ -411,7 +413,7 @@ TEST_CASE("fault: 25 connection losses while a worker holds 1 000 jobs: each run
     // each time the worker holds all 1 000 again. Each cut returns all of
     // them (one or two returns each, as a kill); the worker drops what it
     // held (`dropped`), the broker redelivers after the reconnect, and the
-    // worker renews those that arrive 19 returns in. Its copies connection
+    // worker renews those that arrive 15 returns in. Its copies connection
     // is left alone: cut with the other, it is often not back yet when the
     // renewals are published, and 1 000 copies refused at once ("not
     // connected") pause them all for republish_backoff's longest pause
@@ -504,6 +506,7 @@ TEST_CASE("fault: a due job given back 25 times as backlog (one worker busy): re
     w.read_until([] { return false; }, 1s);  // a second run would show here
     const auto took = seconds_since(t0);
     std::size_t backlog = 0, renewed = 0, other = 0;
+    const auto threshold = static_cast<std::size_t>(tarry::detail::renewal_threshold(20));
     for (const auto& e : w.of("requeued")) {
         if (e.id() != "waits") ++other;
         else if (e.field("reason") == "backlog") ++backlog;
@@ -513,10 +516,10 @@ TEST_CASE("fault: a due job given back 25 times as backlog (one worker busy): re
     const auto t = tally(w.of("run"), {{"busy", 0}, {"waits", micros_of_double(epoch(due))}});
     const auto busy_run = w.of("run").front(), waits_run = w.of("run").back();
     MESSAGE("given back " << backlog << " times as backlog in " << took << " s, renewed " << renewed
-                          << " times (expected " << backlog / 19 << "); lost " << t.lost << ", early " << t.early
+                          << " times (expected " << backlog / threshold << "); lost " << t.lost << ", early " << t.early
                           << ", twice " << t.twice);
     CHECK(backlog >= 25);
-    CHECK(renewed == backlog / 19);  // on arrival after the 19th, 38th... return
+    CHECK(renewed == backlog / threshold);  // on arrival after the 15th, 30th... return
     CHECK(other == 0);
     CHECK(t.lost == 0);
     CHECK(t.early == 0);

@@ -42,8 +42,8 @@ inline constexpr std::array<std::string_view, 8> dead_letter_reasons = {
     "invalid-schedule", "unreadable", "delay-exceeds-max", "expired-before-due",
     "attempts-exhausted", "rejected", "backoff-failed", "other"};
 /// The reasons a job is requeued (job_event::reason of `requeued`), in this
-/// order; "other" as above. "delivery-limit": its x-delivery-count had
-/// reached the work queue's delivery limit - 1 when it arrived, so a fresh
+/// order; "other" as above. "delivery-limit": its x-delivery-count was
+/// close to the work queue's delivery limit when it arrived, so a fresh
 /// copy replaced it (subscription_options::delivery_limit).
 inline constexpr std::array<std::string_view, 6> requeue_reasons = {"handler",     "shutdown",       "backlog",
                                                                      "copy-failed", "delivery-limit", "other"};

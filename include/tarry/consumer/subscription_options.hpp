@@ -52,9 +52,9 @@ struct subscription_options {
     /// (and for a broker whose version does not read); none before 4.0.
     /// 0: none (a queue whose limit a policy lifted; a queue whose
     /// x-delivery-limit is 0 allows no return at all: tell 1, the
-    /// closest); N: N. With a limit L
-    /// in force, a delivery whose x-delivery-count has reached L - 1 is
-    /// replaced as it arrives by a confirmed copy (no count) and acked
+    /// closest); N: N. With a limit L in force, a delivery whose
+    /// x-delivery-count has reached L - max(1, L / 4) (15 of 20; a margin:
+    /// one fault can return a job twice) is replaced as it arrives by a confirmed copy (no count) and acked
     /// (event `requeued`, reason `delivery-limit`), so the broker's own
     /// returns (a closed channel, a killed worker) cannot drop it either;
     /// one at the limit is never given back by a nack (a confirmed copy

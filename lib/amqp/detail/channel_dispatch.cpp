@@ -125,6 +125,12 @@ void connection_machine::on_channel_method(channel_state& ch, wire::method& m) {
         on_reply(ch, m);
         return;
     }
+    if (std::holds_alternative<wire::basic_cancel_ok>(m)) {
+        // Our basic.cancel crossed the broker's (its queue was deleted):
+        // RabbitMQ 3.10 may answer it twice, and nothing waits for the
+        // second. Harmless: the consumer is over either way.
+        return;
+    }
     protocol_failure(command_invalid, "unexpected " + std::string(wire::method_name(m)) +
                                           on_channel(n));
 }

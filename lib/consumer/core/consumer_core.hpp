@@ -21,9 +21,10 @@
 //   is not run again) until its original would overstay, then the original
 //   is given back.
 // - the delivery limit: a delivery whose count of returns has reached the
-//   limit in force - 1 is replaced at admission by a confirmed copy; one at
-//   the limit is never given back by a nack (a refused copy of it is
-//   published again until confirmed, or until stop() closes its channel);
+//   renewal threshold below the limit in force is replaced at admission by
+//   a confirmed copy; one near the limit is never given back by a nack (a
+//   refused copy of it is published again until confirmed, or until
+//   stop() closes its channel) (delivery_limit.hpp);
 // - run claims: a copy of a periodic occurrence runs only once the
 //   claim_oracle says it won its occurrence's claim; one that lost is acked
 //   unrun; one whose claim is not read yet when it falls due waits here
@@ -152,6 +153,10 @@ public:
     /// frame_max: the copies connection's, for a copy refused as too large.
     void copy_confirmed(std::uint64_t publish_id, moment now);
     void copy_refused(std::uint64_t publish_id, std::error_code why, std::uint32_t frame_max, moment now);
+    /// The copies connection is open (again): copies refused meanwhile
+    /// ("not connected") are published again now, and the pause between
+    /// refusals starts over (an outage's refusals say nothing of the broker).
+    void copies_connected(moment now);
     /// Timers: call at next_wake() (or later).
     void tick(moment now);
     /// Run claims were read: the occurrences waiting for theirs are looked
@@ -253,10 +258,12 @@ private:
                      const char* copy_name = "dead letter");
     void ack(const held_job& j);
     void nack(const held_job& j, const char* reason, moment now, bool emit_event = true);
-    /// Gives j back to the queue: a nack, or, one return from the work
-    /// queue's delivery_limit, a copy acked once confirmed.
+    /// Gives j back to the queue: a nack, or, near the work queue's
+    /// delivery limit, a copy acked once confirmed.
     void give_back_one(held_job j, const char* reason, moment now, bool emit_event = true);
-    bool at_delivery_limit(const held_job& j) const;
+    /// j's count of returns is near the delivery limit in force
+    /// (delivery_limit.hpp): never given back by a nack.
+    bool near_delivery_limit(const held_job& j) const;
     void drop(const held_job& j, std::string why, moment now);
     /// Whether a tombstone covers this copy of `msg` (its message_id and
     /// generation) at `now`.

@@ -4,7 +4,7 @@
 // published again after a pause that grows while refusals go on (the
 // handler does not run again, so its attempt count holds), until the
 // original would overstay the broker's consumer_timeout: then the original
-// is given back, unless one more return would reach the delivery limit. A copy confirmed after its original was settled otherwise
+// is given back, unless it is near the delivery limit. A copy confirmed after its original was settled otherwise
 // is counted (late_confirms): a possible duplicate, never a loss.
 #include "consumer_core.hpp"
 
@@ -139,6 +139,14 @@ void consumer_core::copy_failed(std::uint64_t entry, pending_copy& p, const std:
     emit(std::move(e));
 }
 
+void consumer_core::copies_connected(moment now) {
+    refused_in_a_row_ = 0;
+    last_pause_ = retry::duration{0};
+    for (auto& [entry, p] : copies_)
+        if (p.publish_id == 0) set_timer(entry, p, now.steady);
+    copy_timers(now);
+}
+
 void consumer_core::copy_timers(moment now) {
     while (!copy_timers_.empty() && copy_timers_.begin()->first <= now.steady) {
         const auto it = copies_.find(copy_timers_.begin()->second);
@@ -154,16 +162,16 @@ void consumer_core::copy_timers(moment now) {
         }
         const bool out_of_time =
             stopping_ || now.steady + last_pause_ + options_.copy_confirm_timeout > deadline_of(p.original, now.steady);
-        if (out_of_time && !at_delivery_limit(p.original)) {
+        if (out_of_time && !near_delivery_limit(p.original)) {
             // No time for another round before the broker's timeout: the
             // original goes back to the queue and runs again from there.
             nack(take_copy(it).original, stopping_ ? "shutdown" : "copy-failed", now);
             continue;
         }
-        // (One return from the delivery limit, a nack would be its last
-        // return: its copy is published again until it is confirmed, or
-        // until stop() closes the channel, which returns it with a count
-        // still under the limit.)
+        // (Near the delivery limit, a nack could be its last return: its
+        // copy is published again until it is confirmed, or until stop()
+        // closes the channel, which returns it with a count still under
+        // the limit.)
         publish(it->first, p, copy_again(p, now), now);
     }
 }

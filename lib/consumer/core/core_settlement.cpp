@@ -222,7 +222,7 @@ void consumer_core::nack(const held_job& j, const char* reason, moment now, bool
 }
 
 void consumer_core::give_back_one(held_job j, const char* reason, moment now, bool emit_event) {
-    if (current(j) && at_delivery_limit(j)) {
+    if (current(j) && near_delivery_limit(j)) {
         // One more return and the broker drops or dead-letters it: a copy
         // goes back instead, and the delivery is acked once it is confirmed.
         auto copy = requeue_copy(j.msg.unpack());
@@ -240,8 +240,8 @@ amqp::basic_properties properties_of(const held_job& j) {
 }
 }  // namespace
 
-bool consumer_core::at_delivery_limit(const held_job& j) const {
-    return delivery_limit_ && one_return_from_limit(*delivery_limit_, returns_of(properties_of(j)));
+bool consumer_core::near_delivery_limit(const held_job& j) const {
+    return delivery_limit_ && detail::near_delivery_limit(*delivery_limit_, returns_of(properties_of(j)));
 }
 
 void consumer_core::drop(const held_job& j, std::string why, moment now) {
@@ -259,7 +259,7 @@ void consumer_core::give_back(std::vector<held_item> items, moment now) {
     // Jobs one return from the delivery limit go back as copies; they stay
     // unsettled until confirmed, so no multiple nack covers them.
     std::erase_if(items, [&](held_item& it) {
-        if (!current(it.value) || !at_delivery_limit(it.value)) return false;
+        if (!current(it.value) || !near_delivery_limit(it.value)) return false;
         give_back_one(std::move(it.value), "shutdown", now);
         return true;
     });

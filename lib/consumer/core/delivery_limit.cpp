@@ -32,13 +32,18 @@ std::optional<std::int64_t> returns_of(const amqp::basic_properties& props) {
     return amqp::wire::integer_of(*v);
 }
 
-bool one_return_from_limit(std::uint32_t limit, std::optional<std::int64_t> returns) noexcept {
-    return returns.value_or(0) + 1 >= static_cast<std::int64_t>(limit);
+bool near_delivery_limit(std::uint32_t limit, std::optional<std::int64_t> returns) noexcept {
+    const std::int64_t count = returns.value_or(0);
+    return count + 1 >= static_cast<std::int64_t>(limit) || count >= renewal_threshold(limit);
+}
+
+std::int64_t renewal_threshold(std::uint32_t limit) noexcept {
+    const std::int64_t l = limit;
+    return std::max<std::int64_t>(l - std::max<std::int64_t>(1, l / 4), 1);
 }
 
 bool renew_at_admission(std::uint32_t limit, std::optional<std::int64_t> returns) noexcept {
-    const std::int64_t threshold = std::max<std::int64_t>(static_cast<std::int64_t>(limit) - 1, 1);
-    return returns.value_or(0) >= threshold;
+    return returns.value_or(0) >= renewal_threshold(limit);
 }
 
 }  // namespace tarry::detail

@@ -188,6 +188,30 @@ TEST_CASE("consumer cancelled by us: cancel-ok ends it without an error") {
     REQUIRE(h.take_op(3));
 }
 
+TEST_CASE("fault: our cancel crossing the broker's (queue deleted): a second cancel-ok is ignored, not a protocol error") {
+    // RabbitMQ 3.10 answered both cancels of a quorum queue's consumer
+    // with cancel-ok (seen in a frame trace, 1 time in 150).
+    harness h;
+    h.handshake();
+    auto ch = h.open_channel(1);
+    h.m.consume(ch, wire::basic_consume{0, "q", "mine"}, 2, 5);
+    h.pump();
+    h.server(1, wire::basic_consume_ok{"mine"});
+    h.m.request(ch, wire::basic_cancel{"mine", false}, 3);
+    h.pump();
+    h.server(1, wire::basic_cancel{"mine", true});  // the queue is deleted
+    h.server(1, wire::basic_cancel_ok{"mine"});
+    h.server(1, wire::basic_cancel_ok{"mine"});     // a second answer nothing waits for
+    CHECK(h.m.is_open());
+    CHECK_FALSE(h.take<ev_connection_closed>());
+    REQUIRE(h.take_op(3));
+    // The channel goes on working.
+    h.m.request(ch, wire::basic_qos{0, 10, false}, 4);
+    h.pump();
+    h.server(1, wire::basic_qos_ok{});
+    CHECK(h.take_op(4));
+}
+
 TEST_CASE("basic.get: get-ok with content, and get-empty") {
     harness h;
     h.handshake();

@@ -60,6 +60,21 @@ TEST_CASE("delivery limit in force: told, or derived from the broker's version")
     CHECK(delivery_limit_in_force(1u, "4.0.5") == 1u);
 }
 
+TEST_CASE("delivery limit: the renewal threshold leaves a margin below the limit, and never renews a count of 0") {
+    CHECK(renewal_threshold(20) == 15);
+    CHECK(renewal_threshold(8) == 6);
+    CHECK(renewal_threshold(4) == 3);
+    CHECK(renewal_threshold(3) == 2);
+    CHECK(renewal_threshold(2) == 1);
+    CHECK(renewal_threshold(1) == 1);
+    CHECK(renewal_threshold(100) == 75);
+    CHECK_FALSE(renew_at_admission(20, std::nullopt));
+    CHECK_FALSE(renew_at_admission(1, 0));
+    CHECK_FALSE(renew_at_admission(20, 14));
+    CHECK(renew_at_admission(20, 15));
+    CHECK(renew_at_admission(20, 20));
+}
+
 TEST_CASE("delivery limit: the core takes the broker's version at each connect") {
     harness h(limited(std::nullopt));
     CHECK(h.core.delivery_limit() == 20u);  // before any connect: the safe side
@@ -72,18 +87,18 @@ TEST_CASE("delivery limit: the core takes the broker's version at each connect")
     CHECK(told.core.delivery_limit() == std::nullopt);
 }
 
-TEST_CASE("fault: delivery limit 20 (RabbitMQ 4.0): a job that arrives 19 returns in is renewed by a confirmed copy") {
+TEST_CASE("fault: delivery limit 20 (RabbitMQ 4.0): a job that arrives 15 returns in is renewed by a confirmed copy") {
     harness h(limited(std::nullopt));
     h.core.broker_identified("4.0.5");
     const auto gen = h.subscribe();
-    // Returned 18 times: one more return of anyone's is still not its last.
-    deliver_counted(h, gen, 1, 1s, 18);
+    // Returned 14 times: even faults that return it twice each leave room.
+    deliver_counted(h, gen, 1, 1s, 14);
     CHECK(h.take<action::publish>().empty());
     CHECK(h.queue.size() == 1);
-    // Returned 19 times: a closed channel, a killed worker or a nack now
-    // would take it to 20, and the next return drops it.
+    // Returned 15 times: renewed with a margin (a killed worker returns a
+    // job once or twice; the 21st return drops it).
     const auto due = h.clock.wall_now() + 1s;
-    deliver_counted(h, gen, 2, 1s, 19);
+    deliver_counted(h, gen, 2, 1s, 15);
     CHECK(h.queue.size() == 1);  // not held: renewed
     auto ps = h.take<action::publish>();
     REQUIRE(ps.size() == 1);
@@ -287,4 +302,33 @@ TEST_CASE("other copies' originals one return from the limit are not nacked eith
     }
     CHECK(h.take<action::nack>().empty());
     CHECK(h.core.copies_pending() == 1);
+}
+
+TEST_CASE("fault: copies refused while the copies connection was down go out again as soon as it is back") {
+    // A lost connection returns the jobs, which come back one return from
+    // the limit, before the copies connection is back: every renewal copy
+    // is refused "not connected", and the pause would grow with each.
+    subscription_options o = limited(std::nullopt);
+    o.republish_backoff = retry::backoff_policy::exponential(1s, 2.0, 30s);
+    harness h(o);
+    h.core.broker_identified("4.0.5");
+    const auto gen = h.subscribe();
+    for (std::uint64_t tag = 1; tag <= 50; ++tag) deliver_counted(h, gen, tag, 1s, 16);
+    auto first = h.take<action::publish>();
+    REQUIRE(first.size() == 50);
+    for (auto& p : first)
+        h.core.copy_refused(p.publish_id, amqp::make_error_code(amqp::errc::not_connected), 0, h.now());
+    // The pauses grew with the refusals in a row: within a second only the
+    // first few go out again.
+    h.clock.advance(1s);
+    h.core.tick(h.now());
+    auto soon = h.take<action::publish>();
+    CHECK(soon.size() < 5);
+    h.core.copies_connected(h.now());
+    auto again = h.take<action::publish>();
+    CHECK(again.size() + soon.size() == 50);
+    for (auto& p : again) h.core.copy_confirmed(p.publish_id, h.now());
+    for (auto& p : soon) h.core.copy_confirmed(p.publish_id, h.now());
+    CHECK(h.take<action::ack>().size() == 50);
+    CHECK(h.take<action::nack>().empty());
 }
