@@ -70,6 +70,11 @@ class TestSummary(unittest.TestCase):
         reports = [make_reports(2), make_reports(1)]
         self.assertEqual(summary("--reports", *reports, "--", build), ("3 passed, 3 failed", 1))
 
+    def test_a_log_named_by_its_path(self):
+        build = make_build([{"result": "OK", "stdout": doctest_out(2, 1)}])
+        log = os.path.join(build, "meson-logs", "testlog.json")
+        self.assertEqual(summary(log), ("2 passed, 1 failed", 1))
+
     def test_no_report_fails_nothing(self):
         build = make_build([{"result": "OK", "stdout": doctest_out(3, 0)}])
         self.assertEqual(summary("--reports", make_reports(0), "--", build), ("3 passed, 0 failed", 0))
