@@ -100,7 +100,7 @@ node_ctl() { local d=$1; shift; node_run "$d" rabbitmqctl -n "$(node_name "$d")"
 rabbitmq_installed() {  # VERSION -> dies unless that version can run here (a known one, installed)
   case $1 in
     3.10) [ -x "$RMQ_BIN/rabbitmq-server" ] || die "rabbitmq-server is not installed (scripts/install-deps)" ;;
-    4.0) root_check "${TARRY_RABBITMQ_ROOT:-$(root_default)}" ;;
+    4.0) root_check "$(root_dir)" ;;
     *) die "unknown RabbitMQ version '$1' (3.10 or 4.0)" ;;
   esac
 }
@@ -124,7 +124,7 @@ node_init() {
     esac
   done
   rabbitmq_installed "$version"
-  [ "$version" = 4.0 ] && root=$(cd "${TARRY_RABBITMQ_ROOT:-$(root_default)}" && pwd -P)
+  [ "$version" = 4.0 ] && root=$(cd "$(root_dir)" && pwd -P)
   mkdir -p "$d"
   d=$(cd "$d" && pwd)
   if [ -f "$d/port" ] && node_running "$d" 2>/dev/null; then

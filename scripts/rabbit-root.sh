@@ -20,7 +20,8 @@
 # a lock (flock on ROOT/.tarry-lock). Directories made inside ROOT for mount
 # points are listed in ROOT/.tarry-made and removed again once empty.
 #
-#   root_default               the root when TARRY_RABBITMQ_ROOT is unset
+#   root_dir                   the root: TARRY_RABBITMQ_ROOT, or /var/cache/tarry/rabbitmq-4.0
+#   root_ready ROOT            exit 0 when ROOT is a 4.0 root (made and complete)
 #   root_check ROOT            dies, naming install-deps, unless ROOT is a 4.0 root
 #   root_enter ROOT DIR        mounts ROOT/proc (once) and DIR at ROOT/DIR; starts the host's epmd
 #   root_leave ROOT DIR NODE   kills what still runs from ROOT for NODE, unmounts DIR,
@@ -28,14 +29,15 @@
 #   root_mounted ROOT DIR      exit 0 when DIR is mounted inside ROOT
 #   root_pids ROOT             the pids of the processes whose root is ROOT
 
-root_default() { echo /var/cache/tarry/rabbitmq-4.0; }
+root_dir() { echo "${TARRY_RABBITMQ_ROOT:-/var/cache/tarry/rabbitmq-4.0}"; }
+
+root_ready() { [ -x "$1/usr/lib/rabbitmq/bin/rabbitmq-server" ]; }
 
 root_check() {
-  [ -x "$1/usr/lib/rabbitmq/bin/rabbitmq-server" ] ||
-    die "no RabbitMQ 4.0 root in $1 (make it with: scripts/install-deps --rabbitmq 4.0)"
+  root_ready "$1" || die "no RabbitMQ 4.0 root in $1 (make it with: scripts/install-deps --rabbitmq 4.0)"
 }
 
-root_locked() {  # ROOT CMD... -> runs CMD holding ROOT's lock; the lock is not passed to what CMD starts
+root_locked() {  # ROOT CMD... -> runs CMD (which starts nothing that outlives it) holding ROOT's lock
   local root=$1; shift
   (
     flock -w 120 9 || { echo "cannot lock $root/.tarry-lock within 120 s" >&2; exit 1; }
