@@ -1,10 +1,12 @@
-// Test helper: reads one flat JSON object (strings and numbers only, as the
-// echo_worker sample prints them) into name → text, and epoch-second texts
-// into exact microseconds. Just enough for the samples' output; anything
-// else (nesting, arrays, true/false/null) is refused.
+// Test helper: reads one flat JSON object (strings, numbers and true,
+// false, null, as the echo_worker sample prints them) into name → text, and
+// epoch-second texts into exact microseconds. Just enough for the samples'
+// output (the tests, the benchmarks' worker fleets, the nemesis checker);
+// anything else (nesting, arrays) is refused.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -78,6 +80,17 @@ inline std::optional<std::string> string_at(std::string_view s, std::size_t& i) 
     return std::nullopt;
 }
 
+// true, false or null at s[i], as its text; i moves past it.
+inline std::optional<std::string> literal_at(std::string_view s, std::size_t& i) {
+    for (std::string_view word : {"true", "false", "null"}) {
+        if (s.substr(i, word.size()) == word) {
+            i += word.size();
+            return std::string(word);
+        }
+    }
+    return std::nullopt;
+}
+
 // A number at s[i], as its text; i moves past it.
 inline std::optional<std::string> number_at(std::string_view s, std::size_t& i) {
     const std::size_t start = i;
@@ -94,7 +107,8 @@ inline std::optional<std::string> number_at(std::string_view s, std::size_t& i) 
 
 }  // namespace detail
 
-/// The members of a flat object: strings unescaped, numbers as written.
+/// The members of a flat object: strings unescaped, numbers and true,
+/// false, null as written.
 /// Nothing when `line` is not such an object.
 inline std::optional<fields> parse(std::string_view line) {
     fields out;
@@ -115,7 +129,9 @@ inline std::optional<fields> parse(std::string_view line) {
             ++i;
             detail::skip_ws(line, i);
             auto value = i < line.size() && line[i] == '"' ? detail::string_at(line, i)
-                                                           : detail::number_at(line, i);
+                         : i < line.size() && std::string_view("tfn").find(line[i]) != std::string_view::npos
+                             ? detail::literal_at(line, i)
+                             : detail::number_at(line, i);
             if (!value) return std::nullopt;
             out[*name] = std::move(*value);
             detail::skip_ws(line, i);
