@@ -1,7 +1,8 @@
-// Lanes: one channel consumes at a time and hands over once it holds its
-// share (a burst that arrives in one read may overshoot it), so the jobs
-// held unacknowledged are spread over several channels (the broker settles
-// an ack by walking its channel's unacknowledged list).
+// Lanes: the newest lane hands over once it holds its share, and the old
+// one goes on consuming (its prefetch ends its intake), so the jobs held
+// unacknowledged are spread over several channels (the broker settles an
+// ack by walking its channel's unacknowledged list) and every channel that
+// holds jobs keeps its consumer.
 // Checked from the broker's own view (rabbitmqctl list_connections /
 // list_channels), and a graceful stop that gives every lane's held jobs back
 // at once loses none.
@@ -55,7 +56,11 @@ std::vector<channel_view> channels_of(const std::string& dir, const std::string&
 
 }  // namespace
 
-TEST_CASE("lanes: one lane consumes until it holds its share, then the next takes over") {
+TEST_CASE("lanes: a lane hands over once it holds its share, and goes on consuming: no lane holding jobs is "
+          "without its consumer") {
+    // A quorum queue keeps a cancelled consumer's deliveries checked out
+    // when the consumer's node loses the queue's leader, and never gives
+    // them back: so a lane that holds jobs keeps its consumer.
     TARRY_REQUIRE_BROKER(url);
     TARRY_REQUIRE_BROKER_DIR(dir);
     connected_client c(url);
@@ -69,34 +74,27 @@ TEST_CASE("lanes: one lane consumes until it holds its share, then the next take
     auto ch = confirm_channel(c);
     // Due late enough that the broker's view below (two rabbitmqctl calls,
     // seconds each on a loaded machine) is taken while all 100 are held.
-    // Published a share at a time, each batch after the last hand-over is
-    // complete: deliveries that arrive together are taken on the lane that
-    // consumes when they arrive, so only this makes the split exact.
     const auto due = sys::now() + 15s;
     for (int batch = 0; batch < 4; ++batch) {
         for (int i = 0; i < 25; ++i)
             publish_raw(ch, o.queue, "l" + std::to_string(batch * 25 + i), {{"perform_job_at", epoch(due)}});
         REQUIRE(wait_held(rc, 25 * (batch + 1)));
-        // The fourth lane to fill has no lane holding fewer to hand over to.
-        const std::uint64_t changes = batch < 3 ? batch + 1 : 3;
-        REQUIRE(wait_stats(rc, [&](const tarry::consumer_stats& s) { return s.lane_changes == changes; }));
-        std::this_thread::sleep_for(100ms);  // and no more hand-overs than that
-        CHECK(rc.worker.stats().lane_changes == changes);
     }
-    // Broker's view: one consumer in all; the 100 unacknowledged deliveries
-    // are spread over the four lanes, none holding much more than its share.
+    REQUIRE(wait_stats(rc, [&](const tarry::consumer_stats& s) { return s.lane_changes >= 1; }));
+    // Broker's view: every channel holding deliveries has its consumer; the
+    // 100 unacknowledged deliveries are spread over more than one lane.
     std::size_t consumers = 0, unacked = 0, lanes = 0;
     for (const auto& chv : channels_of(*dir, cfg.connection_name)) {
         consumers += chv.consumers;
         unacked += chv.unacked;
         if (chv.unacked == 0) continue;
         ++lanes;
-        CHECK(chv.unacked == o.lane_hold());
+        CHECK_MESSAGE(chv.consumers == 1, "a channel holding " << chv.unacked << " deliveries has no consumer");
     }
     REQUIRE_MESSAGE(sys::now() < due, "the broker's view came after the jobs fell due: too slow to judge");
-    CHECK(consumers == 1);
     CHECK(unacked == 100);
-    CHECK(lanes == 4);
+    CHECK(lanes >= 2);
+    CHECK(consumers == rc.worker.stats().lane_changes + 1);  // each hand-over added a consuming lane
 
     REQUIRE(rc.log.wait_count(kind::run, 100, 25s));
     std::set<std::string> ids;
@@ -106,7 +104,7 @@ TEST_CASE("lanes: one lane consumes until it holds its share, then the next take
         CHECK(lateness_ms(r) < 250);
     }
     CHECK(ids.size() == 100);
-    // The lanes that stopped consuming settled their jobs: nothing is left unacknowledged.
+    // Every lane settled its jobs: nothing is left unacknowledged.
     std::this_thread::sleep_for(300ms);
     std::size_t left = 0;
     for (const auto& chv : channels_of(*dir, cfg.connection_name)) left += chv.unacked;
@@ -114,7 +112,7 @@ TEST_CASE("lanes: one lane consumes until it holds its share, then the next take
     rc.worker.stop();
     CHECK(rc.log.count(kind::run) == 100);  // each once
     CHECK(rc.worker.stats().requeued == 0);
-    // Handing over cancels a consumer; that is no loss: nothing was dropped.
+    // Handing over is no loss: nothing was dropped.
     CHECK(rc.log.count(kind::dropped) == 0);
     CHECK(rc.worker.stats().channel_losses == 0);
     cleanup(c, o);

@@ -311,6 +311,9 @@ private:
     void cancel(std::size_t lane);
     void resubscribe_in(std::chrono::milliseconds delay, moment now);
     void maybe_rotate();
+    /// Consumes again on a lane a pause cancelled that still holds jobs
+    /// (one at a time), unless paused, stopping or starting.
+    void consume_on_holders();
     void check_backlog(moment now);
     /// The due backlog bound: the intake pauses while max_due_waiting jobs
     /// due at arrival wait for a worker, and resumes at half of it.
@@ -337,10 +340,11 @@ private:
     std::optional<std::uint32_t> delivery_limit_;  // in force; empty: none
 
     lane_table lanes_;
-    std::size_t intake_ = lane_table::none;   // the lane consuming (the newest one)
+    std::size_t intake_ = lane_table::none;   // the newest lane consuming (older ones may consume too)
     std::size_t rotating_from_ = lane_table::none;  // a hand-over in progress: the old lane
     bool starting_ = false;                   // a start_lane action is out
-    bool paused_ = false;                     // the intake is cancelled while the due backlog drains
+    bool rearming_ = false;                   // it consumes again on a lane a pause cancelled
+    bool paused_ = false;                     // every lane is cancelled while the due backlog drains
     bool stopping_ = false;
     bool wake_asked_ = false;
     bool sweep_asked_ = false;

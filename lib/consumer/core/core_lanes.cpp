@@ -1,9 +1,10 @@
-// The lanes' life: which lane consumes, hand-overs once a lane holds its
-// share, losses (the lost incarnation's jobs are dropped: the broker
+// The lanes' life: which lanes consume, hand-overs once a lane holds its
+// share (the old lane goes on consuming), pauses, losses (the lost incarnation's jobs are dropped: the broker
 // redelivers them) and resubscribing.
 #include "consumer_core.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace tarry::detail {
 
@@ -43,6 +44,7 @@ std::uint32_t consumer_core::lane_opened(std::size_t lane) { return lanes_.open(
 
 void consumer_core::lane_consuming(std::size_t lane, std::uint32_t gen, std::string tag) {
     starting_ = false;
+    const bool rearmed = std::exchange(rearming_, false);
     if (!lanes_.current(lane, gen)) return;  // lost meanwhile: its consumer went with the channel
     auto& l = lanes_[lane];
     if (early_cancel_ && early_cancel_->lane == lane && early_cancel_->generation == gen) {
@@ -66,16 +68,31 @@ void consumer_core::lane_consuming(std::size_t lane, std::uint32_t gen, std::str
     rotating_from_ = lane_table::none;
     if (from == lane_table::none) report(connection_event::kind::consuming, {});  // not a hand-over
     intake_ = lane;
-    // A hand-over: the old lane stops taking deliveries and keeps what it
-    // holds until each job is settled.
-    if (from != lane_table::none && from != lane && lanes_.up(from)) {
-        cancel(from);
-        ++counters_.lane_changes;
-    }
+    // A hand-over leaves the old lane consuming: its prefetch ends its
+    // intake, and it settles what it holds job by job. It is not cancelled:
+    // a quorum queue keeps a cancelled consumer's deliveries checked out when
+    // the consumer's node loses the queue's leader, and never gives them back
+    // (docs/consumer.md, "Lanes").
+    if (from != lane_table::none && from != lane && lanes_.up(from) && !rearmed) ++counters_.lane_changes;
+    consume_on_holders();
+}
+
+void consumer_core::consume_on_holders() {
+    if (starting_ || stopping_ || paused_) return;
+    // A lane cancelled by a pause and still holding jobs consumes again, one
+    // lane after the other (each consume-ok brings the next).
+    for (std::size_t i = 0; i < lanes_.size(); ++i)
+        if (lanes_.up(i) && lanes_[i].state == lane_state::intake::cancelling && lanes_[i].unsettled > 0) {
+            rotating_from_ = intake_;  // not reported as consuming again, not counted as a hand-over
+            rearming_ = true;
+            start_lane(i);
+            return;
+        }
 }
 
 void consumer_core::lane_start_failed(std::size_t lane, std::uint32_t gen, const std::string& why, moment now) {
     starting_ = false;
+    rearming_ = false;
     if (lanes_.current(lane, gen) && lanes_[lane].state == lane_state::intake::starting)
         lanes_[lane].state = lane_state::intake::idle;
     if (rotating_from_ != lane_table::none) {  // the old lane goes on consuming
@@ -110,7 +127,9 @@ void consumer_core::pause_if_full() {
     if (store_.ready_waiting() < options_.effective_max_due_waiting()) return;
     paused_ = true;
     rotating_from_ = lane_table::none;
-    cancel(intake_);
+    // Every lane consuming: hand-overs leave the old ones consuming. Each is
+    // consumed on again once the pause ends (consume_on_holders).
+    for (std::size_t i = 0; i < lanes_.size(); ++i) cancel(i);
 }
 
 void consumer_core::resume_if_drained() {

@@ -70,7 +70,9 @@ std::size_t lane_table::next(std::size_t besides) const noexcept {
     std::size_t best = none;
     const auto load = [&](std::size_t i) { return up(i) ? lanes_[i].holding : 0; };
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        if (i == besides) continue;
+        if (i == besides || lanes_[i].state == lane_state::intake::consuming ||
+            lanes_[i].state == lane_state::intake::starting)
+            continue;
         if (best == none || load(i) < load(best) || (load(i) == load(best) && up(i) && !up(best)))
             best = i;
     }

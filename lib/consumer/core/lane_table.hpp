@@ -76,8 +76,9 @@ public:
     /// not the current one (already gone, or reported twice).
     bool close(std::size_t lane, std::uint32_t generation);
 
-    /// The lane to consume next: the one holding fewest, an open one first;
-    /// `besides` excluded. none when there is no other lane.
+    /// The lane to consume next: of those not consuming nor starting, the
+    /// one holding fewest, an open one first; `besides` excluded. none when
+    /// there is no such lane.
     std::size_t next(std::size_t besides) const noexcept;
 
     /// A delivery of the lane's current incarnation arrived at `at` (steady ticks).

@@ -120,7 +120,11 @@ TEST_CASE("a lost lane's held jobs are dropped; a connection loss takes one pass
     CHECK(h.counters.channel_losses == 4);
 }
 
-TEST_CASE("lanes: a lane holding its share hands over; the old one is cancelled once the new one consumes") {
+TEST_CASE("lanes: a lane holding its share hands over; the old one is never cancelled while it holds jobs") {
+    // A quorum queue keeps a cancelled consumer's deliveries checked out when
+    // the consumer's node loses the queue's leader, and never gives them back
+    // (RabbitMQ 3.10.8 and 4.0.5): the old lane goes on consuming, its
+    // prefetch ends its intake.
     harness h(lanes_options(4, 2));
     const auto g0 = h.subscribe();
     h.deliver(0, g0, 1, 1s);
@@ -129,12 +133,59 @@ TEST_CASE("lanes: a lane holding its share hands over; the old one is cancelled 
     auto starts = h.take<action::start_lane>();
     REQUIRE(starts.size() == 1);
     CHECK(starts[0].lane == 1);
-    CHECK(h.take<action::cancel_lane>().empty());  // the old lane consumes until the new one does
-    h.open_lane(1);
-    auto cancels = h.take<action::cancel_lane>();
-    REQUIRE(cancels.size() == 1);
-    CHECK(cancels[0].lane == 0);
+    const auto g1 = h.open_lane(1);
+    CHECK(h.take<action::cancel_lane>().empty());
     CHECK(h.counters.lane_changes == 1);
+    CHECK(h.core.lanes()[0].state == lane_state::intake::consuming);
+    CHECK(h.core.lanes()[1].state == lane_state::intake::consuming);
+    // Both take deliveries; once the newest holds its share too, no lane is
+    // left to hand over to: nothing starts, nothing is cancelled.
+    h.deliver(0, g0, 3, 1s);
+    h.deliver(1, g1, 4, 1s);
+    h.deliver(1, g1, 5, 1s);
+    CHECK(h.take<action::start_lane>().empty());
+    CHECK(h.take<action::cancel_lane>().empty());
+    CHECK(h.queue.size() == 5);
+}
+
+TEST_CASE("fault: after a due-backlog pause, every lane that holds jobs consumes again, one after the other") {
+    // A pause cancels every lane; a lane left cancelled while it holds jobs
+    // would lose them to the quorum queue's gap above at the next partition.
+    subscription_options o = lanes_options(4, 2);
+    o.max_due_waiting = 2;
+    harness h(o);
+    const auto g0 = h.subscribe();
+    h.deliver(0, g0, 1, 1s);
+    h.deliver(0, g0, 2, 1s);  // lane 0 holds its share: lane 1 takes over
+    auto starts = h.take<action::start_lane>();
+    REQUIRE(starts.size() == 1);
+    const auto g1 = h.open_lane(1);
+    h.deliver(1, g1, 3, std::nullopt);
+    h.deliver(1, g1, 4, std::nullopt);  // two due jobs wait: the pause
+    auto cancels = h.take<action::cancel_lane>();
+    REQUIRE(cancels.size() == 2);
+    CHECK(((cancels[0].lane == 0 && cancels[1].lane == 1) || (cancels[0].lane == 1 && cancels[1].lane == 0)));
+    CHECK(h.take<action::start_lane>().empty());
+    // Both due jobs run: the pause ends, and a lane consumes again...
+    h.finish(*h.pop(), job_outcome::success());
+    h.finish(*h.pop(), job_outcome::success());
+    h.core.tick(h.now());
+    starts = h.take<action::start_lane>();
+    REQUIRE(starts.size() == 1);
+    const auto first = starts[0].lane;
+    h.core.lane_consuming(first, h.core.lanes().generations()->get(first), "ctag-again-" + std::to_string(first));
+    // ...then the other one, which still holds jobs.
+    starts = h.take<action::start_lane>();
+    REQUIRE(starts.size() == 1);
+    CHECK(starts[0].lane != first);
+    const auto second = starts[0].lane;
+    h.core.lane_consuming(second, h.core.lanes().generations()->get(second), "ctag-again-" + std::to_string(second));
+    CHECK(h.take<action::start_lane>().empty());
+    CHECK(h.take<action::cancel_lane>().empty());
+    for (std::size_t lane : {std::size_t{0}, std::size_t{1}})
+        CHECK(h.core.lanes()[lane].state == lane_state::intake::consuming);
+    CHECK(h.queue.size() == 2);  // the held jobs stayed held throughout
+    CHECK(h.counters.lane_changes == 1);  // consuming again is no hand-over
 }
 
 namespace {
