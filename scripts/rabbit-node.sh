@@ -12,7 +12,17 @@
 # server), launcher.pid, erl_crash.dump when its VM crashed and, while the
 # node runs, url.
 #
+# A node in a network namespace (scripts/cluster start --netns; made by
+# node_in_netns after node_init) also holds netns (the namespace's name) and
+# address (ADDR, its address there): it listens on ADDR:5672 (port says
+# 5672), its Erlang distribution on ADDR:25672, it is rabbit@ADDR (long
+# names, RABBITMQ_USE_LONGNAME=true for the server and rabbitmqctl alike),
+# and it and its rabbitmqctl run with `ip netns exec NS` (4.0: `ip netns
+# exec NS chroot ROOT`), so its epmd, which the node starts, is the
+# namespace's own.
+#
 #   node_init DIR [OPTIONS]     makes DIR a fresh node directory (not started)
+#   node_in_netns DIR NS ADDR   makes that fresh node one of network namespace NS, on ADDR
 #   node_share_cookie DIR FROM  gives DIR's node FROM's Erlang cookie
 #   node_launch DIR             runs its node, waits until it is up, prints its URL
 #   node_stop DIR               stops it by node name, then by pid
@@ -37,14 +47,29 @@ node_version() { cat "$1/rabbitmq" 2>/dev/null || echo 3.10; }  # DIR -> 3.10 or
 
 node_root() { cat "$1/rabbitmq-root"; }  # DIR of a 4.0 node -> its root
 
+node_netns() { cat "$1/netns" 2>/dev/null; }  # DIR -> its network namespace; fails for a node on loopback
+
+node_addr() {  # DIR -> the address its node listens on
+  if [ -f "$1/netns" ]; then cat "$1/address"; else echo 127.0.0.1; fi
+}
+
 node_env() {  # DIR -> exports the environment rabbitmq-server and rabbitmqctl need
   local d=$1 port
   port=$(cat "$d/port")
   export HOME="$d"
-  export RABBITMQ_NODENAME="tarry-$port@localhost"
-  export RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
-  export RABBITMQ_NODE_PORT="$port"
-  export RABBITMQ_DIST_PORT=$((port + 20000))
+  if [ -f "$d/netns" ]; then
+    local addr; addr=$(cat "$d/address")
+    export RABBITMQ_USE_LONGNAME=true
+    export RABBITMQ_NODENAME="rabbit@$addr"
+    export RABBITMQ_NODE_IP_ADDRESS="$addr"
+    export RABBITMQ_NODE_PORT=5672
+    export RABBITMQ_DIST_PORT=25672
+  else
+    export RABBITMQ_NODENAME="tarry-$port@localhost"
+    export RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+    export RABBITMQ_NODE_PORT="$port"
+    export RABBITMQ_DIST_PORT=$((port + 20000))
+  fi
   export RABBITMQ_MNESIA_BASE="$d/mnesia"
   export RABBITMQ_LOG_BASE="$d/log"
   export RABBITMQ_CONFIG_FILE="$d/rabbitmq.conf"
@@ -55,9 +80,11 @@ node_env() {  # DIR -> exports the environment rabbitmq-server and rabbitmqctl n
   export ERL_CRASH_DUMP="$d/erl_crash.dump"  # not in the caller's working directory
 }
 
-node_name() { echo "tarry-$(cat "$1/port")@localhost"; }
+node_name() {
+  if [ -f "$1/netns" ]; then echo "rabbit@$(cat "$1/address")"; else echo "tarry-$(cat "$1/port")@localhost"; fi
+}
 
-node_url() { echo "amqp://guest:guest@127.0.0.1:$(cat "$1/port")/%2F"; }
+node_url() { echo "amqp://guest:guest@$(node_addr "$1"):$(cat "$1/port")/%2F"; }
 
 free_port() {  # a port P with P and P+20000 both free on loopback
   /usr/bin/python3 - <<'PY'
@@ -84,13 +111,15 @@ node_exec() {  # DIR PROGRAM ARGS -> replaces the current (sub)shell by PROGRAM
   d=$(cd "$1" && pwd)  # chroot starts in the root's /: no path may be relative
   shift 2
   node_env "$d"
+  local in_ns=()  # a node in a namespace: the program runs there too
+  [ -f "$d/netns" ] && in_ns=(ip netns exec "$(node_netns "$d")")
   if [ "$(node_version "$d")" = 4.0 ]; then
     local root; root=$(node_root "$d")
     # Without its mount the root's programs would not see DIR's files.
     root_mounted "$root" "$d" || { echo "the node of $d is not running ($d is not mounted in $root)" >&2; exit 69; }
-    exec chroot "$root" "$RMQ_BIN/$prog" "$@"
+    exec ${in_ns[@]+"${in_ns[@]}"} chroot "$root" "$RMQ_BIN/$prog" "$@"
   fi
-  exec "$RMQ_BIN/$prog" "$@"
+  exec ${in_ns[@]+"${in_ns[@]}"} "$RMQ_BIN/$prog" "$@"
 }
 
 node_run() { ( node_exec "$@" ); }
@@ -131,6 +160,7 @@ node_init() {
     die "a node is already running in $d"
   fi
   echo "$version" > "$d/rabbitmq"
+  rm -f "$d/netns" "$d/address"
   if [ -n "$root" ]; then echo "$root" > "$d/rabbitmq-root"; else rm -f "$d/rabbitmq-root"; fi
   free_port > "$d/port"
   local port; port=$(cat "$d/port")
@@ -176,6 +206,39 @@ node_init() {
   echo "[]." > "$d/enabled_plugins"
 }
 
+node_in_netns() {  # DIR NS ADDR -> the fresh node of DIR (node_init) runs in namespace NS, on ADDR
+  local d=$1 ns=$2 addr=$3
+  echo 5672 > "$d/port"
+  echo "$addr" > "$d/address"
+  echo "$ns" > "$d/netns"
+  sed -i "s/^listeners\.tcp\.default = .*/listeners.tcp.default = $addr:5672/" "$d/rabbitmq.conf"
+  grep -qxF "listeners.tcp.default = $addr:5672" "$d/rabbitmq.conf" || die "could not set the listener of $d to $addr"
+}
+
+netns_exists() { ip netns pids "$1" >/dev/null 2>&1; }  # NS -> exit 0 when that namespace exists
+
+netns_kill_all() {  # NS -> ends every process in network namespace NS (by pid; TERM, then KILL)
+  local ns=$1 pids
+  netns_exists "$ns" || return 0
+  pids=$(ip netns pids "$ns" 2>/dev/null) || return 0
+  [ -n "$pids" ] || return 0
+  # shellcheck disable=SC2086  # a list of pids
+  kill $pids 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    [ -z "$(ip netns pids "$ns" 2>/dev/null)" ] && return 0
+    sleep 0.1
+  done
+  pids=$(ip netns pids "$ns" 2>/dev/null) || return 0
+  # shellcheck disable=SC2086
+  [ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    [ -z "$(ip netns pids "$ns" 2>/dev/null)" ] && return 0
+    sleep 0.1
+  done
+  echo "processes still run in network namespace $ns: $(ip netns pids "$ns" | tr '\n' ' ')" >&2
+  return 1
+}
+
 node_share_cookie() {  # DIR FROM -> DIR's node gets FROM's Erlang cookie (one cluster, one cookie)
   rm -f "$1/.erlang.cookie"
   cp "$2/.erlang.cookie" "$1/.erlang.cookie"
@@ -198,7 +261,14 @@ node_boot() {  # DIR -> runs its node and waits until it is up (0) or has exited
 node_launch() {  # DIR -> runs the node whose files are in DIR, waits until it is up, prints its URL
   local d=$1 tls_port="" attempt from
   [ -f "$d/tls-port" ] && tls_port=$(cat "$d/tls-port")
-  [ "$(node_version "$d")" = 4.0 ] && root_enter "$(node_root "$d")" "$d"
+  if [ -f "$d/netns" ]; then
+    netns_exists "$(node_netns "$d")" ||
+      die "the network namespace $(node_netns "$d") of the node in $d is gone (its cluster was stopped)"
+    # The node starts the namespace's own epmd; not the host's.
+    if [ "$(node_version "$d")" = 4.0 ]; then root_enter "$(node_root "$d")" "$d" own-epmd; fi
+  elif [ "$(node_version "$d")" = 4.0 ]; then
+    root_enter "$(node_root "$d")" "$d"
+  fi
   for attempt in 1 2 3; do
     from=$(($(stat -c %s "$d/server.out" 2>/dev/null || echo 0) + 1))
     node_boot "$d" && break
@@ -278,6 +348,8 @@ node_stop() {  # DIR -> stops its node by node name, then by pid; harmless when 
     kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
   done
   rm -f "$d/url" "$d/tls-url"
+  # A node in a namespace leaves its epmd there (and from a 4.0 root).
+  [ -f "$d/netns" ] && { netns_kill_all "$(node_netns "$d")" || true; }
   if [ "$(node_version "$d")" = 4.0 ]; then
     root_leave "$(node_root "$d")" "$(cd "$d" && pwd)" "$(node_name "$d")" ||
       die "the node of $d stopped, but its root was not left clean"

@@ -9,7 +9,9 @@
 # it with debootstrap, in TARRY_RABBITMQ_ROOT, default
 # /var/cache/tarry/rabbitmq-4.0): the node and its rabbitmqctl run under
 # `chroot ROOT` with the environment a 3.10 node gets, on the host's
-# loopback, registered with the host's epmd.
+# loopback, registered with the host's epmd (a node in a network namespace,
+# scripts/cluster start --netns: `ip netns exec NS chroot ROOT`, registered
+# with the epmd it starts there from ROOT).
 #
 # While a node runs, its DIR is bind-mounted at the same path inside ROOT
 # (so DIR/url, DIR/pid and DIR/tls/ stay where clients look, and the node
@@ -23,7 +25,9 @@
 #   root_dir                   the root: TARRY_RABBITMQ_ROOT, or /var/cache/tarry/rabbitmq-4.0
 #   root_ready ROOT            exit 0 when ROOT is a 4.0 root (made and complete)
 #   root_check ROOT            dies, naming install-deps, unless ROOT is a 4.0 root
-#   root_enter ROOT DIR        mounts ROOT/proc (once) and DIR at ROOT/DIR; starts the host's epmd
+#   root_enter ROOT DIR [own-epmd]
+#                              mounts ROOT/proc (once) and DIR at ROOT/DIR; starts the host's epmd
+#                              (not with own-epmd: a node in a network namespace starts its own)
 #   root_leave ROOT DIR NODE   kills what still runs from ROOT for NODE, unmounts DIR,
 #                              and ROOT/proc when no node directory is left under ROOT
 #   root_mounted ROOT DIR      exit 0 when DIR is mounted inside ROOT
@@ -88,10 +92,10 @@ root_enter_locked() {  # ROOT DIR
   mount --bind "$d" "$root$d" || { echo "cannot bind-mount $d on $root$d" >&2; return 1; }
 }
 
-root_enter() {  # ROOT DIR
+root_enter() {  # ROOT DIR [own-epmd]
   local root=$1 d=$2
   case $d/ in "$root"/*) die "the node directory $d is inside the RabbitMQ 4.0 root $root" ;; esac
-  host_epmd || die "RabbitMQ 4.0 nodes need the host's epmd"
+  [ "${3:-}" = own-epmd ] || host_epmd || die "RabbitMQ 4.0 nodes need the host's epmd"
   root_locked "$root" root_enter_locked "$root" "$d" || die "could not prepare $root for the node in $d"
 }
 

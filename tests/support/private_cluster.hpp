@@ -1,8 +1,12 @@
 // Test helpers: a three-node RabbitMQ cluster of the test's own
 // (scripts/cluster), for faults of a node: killed (SIGKILL, by its pid
-// file), restarted. Started in the constructor, stopped in the destructor
-// (by node name, then pid) — on failure too. The nodes' version comes from
-// TARRY_TEST_RABBITMQ (`scripts/cluster start --rabbitmq`; 3.10 when unset).
+// file), restarted, paused (SIGSTOP) and resumed; with `netns` (each node in
+// a network namespace of its own, `scripts/cluster start --netns`; needs
+// root) also cut off from the others, or from the clients too, and healed.
+// Started in the constructor, stopped in the destructor (by node name, then
+// pid; a netns cluster's namespaces, links and bridge removed) — on failure
+// too. The nodes' version comes from TARRY_TEST_RABBITMQ (`scripts/cluster
+// start --rabbitmq`; 3.10 when unset).
 #pragma once
 
 #include "env.hpp"
@@ -18,15 +22,31 @@
 
 namespace tarry_test {
 
+/// How a private_cluster starts: scripts/cluster start's options.
+struct cluster_options {
+    /// Each node in a network namespace of its own (`--netns`: URLs on a
+    /// private /24, net_ticktime 10); partition() and heal() need it.
+    bool netns = false;
+    /// `--partition-handling` with netns: "pause_minority" or "autoheal";
+    /// empty: the script's default, pause_minority.
+    std::string partition_handling;
+};
+
 class private_cluster {
 public:
-    private_cluster() {
+    /// Three nodes on loopback.
+    private_cluster() : private_cluster(cluster_options{}) {}
+    /// Three nodes started as `options` says.
+    explicit private_cluster(const cluster_options& options) {
         char tmpl[] = "/tmp/tarry-test-cluster.XXXXXX";
         if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
         dir_ = tmpl;
         std::vector<std::string> start{"start", dir_};
         const auto version = rabbitmq_version_args();
         start.insert(start.end(), version.begin(), version.end());
+        if (options.netns) start.push_back("--netns");
+        if (!options.partition_handling.empty())
+            start.insert(start.end(), {"--partition-handling", options.partition_handling});
         auto r = script(std::move(start), std::chrono::seconds(240));
         if (r.exit_code != 0) {
             stop();
@@ -50,6 +70,19 @@ public:
     void kill(int n) { must({"kill", dir_, std::to_string(n)}, "kill"); }
     /// Node n started again with its own files; returns once it runs.
     void restart(int n) { must({"restart", dir_, std::to_string(n)}, "restart"); }
+    /// Node n cut off from the other two nodes, both ways (and with `clients`
+    /// from the host's clients too: a new connection fails); netns only.
+    void partition(int n, bool clients = false) {
+        std::vector<std::string> args{"partition", dir_, std::to_string(n)};
+        if (clients) args.push_back("--clients");
+        must(std::move(args), "partition");
+    }
+    /// Every cut of partition() undone (the nodes reconnect on their own).
+    void heal() { must({"heal", dir_}, "heal"); }
+    /// Node n's Erlang VM stopped (SIGSTOP): it answers no one until resume(n).
+    void pause(int n) { must({"pause", dir_, std::to_string(n)}, "pause"); }
+    /// Node n's Erlang VM running again (SIGCONT).
+    void resume(int n) { must({"resume", dir_, std::to_string(n)}, "resume"); }
     /// rabbitmqctl `args` run against node n; what it printed (empty on a failure).
     std::string ctl(int n, std::vector<std::string> args) {
         args.insert(args.begin(), {"ctl", dir_, std::to_string(n)});
