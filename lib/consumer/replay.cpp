@@ -42,7 +42,10 @@ replay_result replay_dead_letters(amqp::connection& conn, const replay_options& 
     publisher pub(conn);
     replay_result r;
     // Each message present at the start is looked at once: skipped ones stay
-    // unacknowledged until the channel closes, which puts them back.
+    // unacknowledged until the end, when one multiple nack (requeue) puts
+    // them all back before the function returns (moved ones are acked, so
+    // the nack covers the skipped ones only).
+    std::uint64_t last_skipped = 0;
     for (std::uint32_t seen = 0; seen < info.message_count; ++seen) {
         auto [get_error, got] = ch.async_get(dead, {}, diag, use_future).get();
         if (get_error) fail("basic.get from '" + dead + "'", diag);
@@ -55,6 +58,7 @@ replay_result replay_dead_letters(amqp::connection& conn, const replay_options& 
                            reason.rfind(o.reason_prefix, 0) == 0;
         if (!match || r.moved >= o.limit) {
             ++r.skipped;
+            last_skipped = d.delivery_tag;
             continue;
         }
         if (pub.async_publish_as_is("", o.queue, detail::replay_copy(d.msg, std::chrono::system_clock::now()), diag, use_future).get())
@@ -62,6 +66,9 @@ replay_result replay_dead_letters(amqp::connection& conn, const replay_options& 
         if (ch.async_ack(d.delivery_tag, {}, diag, use_future).get()) fail("ack", diag);
         ++r.moved;
     }
+    if (last_skipped != 0 &&
+        ch.async_nack(last_skipped, {.multiple = true, .requeue = true}, diag, use_future).get())
+        fail("giving back the skipped dead letters", diag);
     ch.async_close(use_future).wait();
     return r;
 }
