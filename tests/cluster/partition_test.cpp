@@ -275,8 +275,11 @@ TEST_CASE("broker fact: a quorum queue never gives back the deliveries of a canc
     }
     tarry_test::cluster_options co;
     co.netns = true;
-    tarry_test::private_cluster cluster(co);
+    // A cluster per case: on 4.0.5 the node paused in the first case, once
+    // back, answered a consume of a queue declared after that with "no
+    // queue" (404).
     for (const std::string mode : {"cancel", "consume"}) {
+        tarry_test::private_cluster cluster(co);
         const auto q = unique_name("held-" + mode);
         tarry::subscription_options o;
         o.queue = q;
@@ -288,9 +291,6 @@ TEST_CASE("broker fact: a quorum queue never gives back the deliveries of a canc
         }
         REQUIRE(cluster.leader(q) == 1);
         publish_many(cluster.url(1), q, "h", std::vector<sys::time_point>(100, sys::now()));
-        // Node 2 knows the queue (after the first round it may still be rejoining).
-        for (const auto until = steady::now() + 90s; queue_counts(cluster, 2, q).first < 0 && steady::now() < until;)
-            std::this_thread::sleep_for(1s);
         tarry_test::child_process holder(tarry_test::python_argv("hold_deliveries.py", {cluster.url(2), q, "100", mode}));
         const auto said = holder.read_line(60s);
         REQUIRE_MESSAGE(said, holder.err_text());
