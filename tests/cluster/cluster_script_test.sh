@@ -17,19 +17,10 @@ cluster="$root/scripts/cluster"
 py=/usr/bin/python3
 
 version=${TARRY_TEST_RABBITMQ:-3.10}
-if [ "$version" = 4.0 ]; then
-  if [ ! -x "${TARRY_RABBITMQ_ROOT:-/var/cache/tarry/rabbitmq-4.0}/usr/lib/rabbitmq/bin/rabbitmq-server" ]; then
-    echo "skipped: no RabbitMQ 4.0 root (scripts/install-deps --rabbitmq 4.0)"
-    exit 77
-  fi
-elif [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
-  echo "skipped: rabbitmq-server is not installed (scripts/install-deps)"
-  exit 77
-fi
-if ! "$py" -c 'import pika' 2>/dev/null; then
-  echo "skipped: python3-pika is not installed (scripts/install-deps)"
-  exit 77
-fi
+# shellcheck source-path=SCRIPTDIR/../scripts
+. "$root/tests/scripts/script_checks.sh"
+require_rabbitmq "$version"
+require_pika
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tarry-cluster.XXXXXX")
 cleanup() {
@@ -39,19 +30,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-passed=0 failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() {  # DESCRIPTION COMMAND... -> passes when COMMAND exits 0
-  local what=$1; shift
-  if "$@"; then ok "$what"; else bad "$what"; fi
-}
-quiet() { "$@" >/dev/null 2>&1; }
-finish() {
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit
-}
 vms_of() {  # DIR -> pids of the Erlang VMs whose node directory is under DIR
   pgrep -f -- "-home $1" || true
 }

@@ -22,19 +22,10 @@ cluster="$root/scripts/cluster"
 py=/usr/bin/python3
 
 version=${TARRY_TEST_RABBITMQ:-3.10}
-if [ "$version" = 4.0 ]; then
-  if [ ! -x "${TARRY_RABBITMQ_ROOT:-/var/cache/tarry/rabbitmq-4.0}/usr/lib/rabbitmq/bin/rabbitmq-server" ]; then
-    echo "skipped: no RabbitMQ 4.0 root (scripts/install-deps --rabbitmq 4.0)"
-    exit 77
-  fi
-elif [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
-  echo "skipped: rabbitmq-server is not installed (scripts/install-deps)"
-  exit 77
-fi
-if ! "$py" -c 'import pika' 2>/dev/null; then
-  echo "skipped: python3-pika is not installed (scripts/install-deps)"
-  exit 77
-fi
+# shellcheck source-path=SCRIPTDIR/../scripts
+. "$root/tests/scripts/script_checks.sh"
+require_rabbitmq "$version"
+require_pika
 if ! command -v ip >/dev/null; then
   echo "skipped: the ip command is not installed (iproute2: scripts/install-deps)"
   exit 77
@@ -52,20 +43,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-passed=0 failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() {  # DESCRIPTION COMMAND... -> passes when COMMAND exits 0
-  local what=$1; shift
-  if "$@"; then ok "$what"; else bad "$what"; fi
-}
-quiet() { "$@" >/dev/null 2>&1; }
-not() { ! "$@"; }
-finish() {
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit
-}
 netns_names() { ip netns list | awk '{ print $1 }' | sort; }
 link_names() { ip -o link | awk -F': ' '{ sub(/@.*/, "", $2); print $1 ": " $2 }' | sort; }
 vms_of() {  # DIR -> pids of the Erlang VMs whose node directory is under DIR

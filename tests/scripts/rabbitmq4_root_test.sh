@@ -12,13 +12,12 @@
 # (no 4.0 root: scripts/install-deps --rabbitmq 4.0).
 # shellcheck disable=SC2317  # functions run by the trap and by check
 set -uo pipefail
-broker="$(cd "$(dirname "$0")/../.." && pwd)/scripts/broker"
-root=${TARRY_RABBITMQ_ROOT:-/var/cache/tarry/rabbitmq-4.0}
-if [ ! -x "$root/usr/lib/rabbitmq/bin/rabbitmq-server" ]; then
-  echo "skipped: no RabbitMQ 4.0 root in $root (scripts/install-deps --rabbitmq 4.0)"
-  exit 77
-fi
-root=$(cd "$root" && pwd -P)
+here=$(cd "$(dirname "$0")" && pwd)
+broker="$here/../../scripts/broker"
+# shellcheck source-path=SCRIPTDIR
+. "$here/script_checks.sh"
+require_rabbitmq 4.0
+root=$(cd "${TARRY_RABBITMQ_ROOT:-/var/cache/tarry/rabbitmq-4.0}" && pwd -P)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tarry-root-test.XXXXXX")
 a="$tmp/a" b="$tmp/b"
@@ -30,18 +29,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-passed=0 failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
-check() {  # DESCRIPTION COMMAND... -> passes when COMMAND exits 0
-  local what=$1; shift
-  if "$@"; then ok "$what"; else bad "$what"; fi
-}
-finish() {
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
-  exit
-}
 node_of() { echo "tarry-$(cat "$1/port")@localhost"; }
 mounted() { awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo; }
 not_mounted() { ! mounted "$1"; }

@@ -1,0 +1,43 @@
+# shellcheck shell=bash
+# What tarry's script tests share (tests/cluster/*_script_test.sh,
+# tests/scripts/*_test.sh): skipping (exit 77) when what they need is not
+# installed, and counting checks, ending with `N passed, N failed`.
+# Sourced, not run.
+#
+#   require_rabbitmq VERSION   skips unless that RabbitMQ (3.10 or 4.0) can run here
+#   require_pika               skips unless Debian's python3 has pika
+#   check DESCRIPTION COMMAND...   ok when COMMAND exits 0, FAILED otherwise
+#   ok / bad DESCRIPTION       counts one check passed / failed
+#   quiet COMMAND...           COMMAND with its output thrown away
+#   not COMMAND...             exit 0 when COMMAND fails
+#   finish                     prints `N passed, N failed`; exit 0 when none failed
+
+skip() { echo "skipped: $*"; exit 77; }
+
+require_rabbitmq() {
+  if [ "$1" = 4.0 ]; then
+    [ -x "${TARRY_RABBITMQ_ROOT:-/var/cache/tarry/rabbitmq-4.0}/usr/lib/rabbitmq/bin/rabbitmq-server" ] ||
+      skip "no RabbitMQ 4.0 root (scripts/install-deps --rabbitmq 4.0)"
+  elif [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
+    skip "rabbitmq-server is not installed (scripts/install-deps)"
+  fi
+}
+
+require_pika() {
+  /usr/bin/python3 -c 'import pika' 2>/dev/null || skip "python3-pika is not installed (scripts/install-deps)"
+}
+
+passed=0 failed=0
+ok() { echo "ok: $*"; passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
+check() {
+  local what=$1; shift
+  if "$@"; then ok "$what"; else bad "$what"; fi
+}
+quiet() { "$@" >/dev/null 2>&1; }
+not() { ! "$@"; }
+finish() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+}
