@@ -310,6 +310,8 @@ private:
     void start_lane(std::size_t lane);
     void cancel(std::size_t lane);
     void resubscribe_in(std::chrono::milliseconds delay, moment now);
+    /// Subscribes again at `at` at the latest.
+    void resubscribe_by(steady_time at);
     void maybe_rotate();
     /// Consumes again on a lane a pause cancelled that still holds jobs
     /// (one at a time), unless paused, stopping or starting.

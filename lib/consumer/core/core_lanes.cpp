@@ -54,8 +54,7 @@ void consumer_core::lane_consuming(std::size_t lane, std::uint32_t gen, std::str
         actions_.push_back(action::cancel_lane{lane, gen, tag});  // see consumer_cancelled()
         l.state = lane_state::intake::idle;
         rotating_from_ = lane_table::none;
-        if (!stopping_ && intake_ == lane_table::none && !paused_ && (!resubscribe_at_ || at < *resubscribe_at_))
-            resubscribe_at_ = at;
+        if (!stopping_ && intake_ == lane_table::none && !paused_) resubscribe_by(at);
         return;
     }
     l.state = lane_state::intake::consuming;
@@ -213,8 +212,9 @@ void consumer_core::sweep(moment now) {
     });
 }
 
-void consumer_core::resubscribe_in(std::chrono::milliseconds delay, moment now) {
-    const auto at = now.steady + delay;
+void consumer_core::resubscribe_in(std::chrono::milliseconds delay, moment now) { resubscribe_by(now.steady + delay); }
+
+void consumer_core::resubscribe_by(steady_time at) {
     if (!resubscribe_at_ || at < *resubscribe_at_) resubscribe_at_ = at;
 }
 
