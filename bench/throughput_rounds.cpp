@@ -28,6 +28,7 @@ struct event_sink {
         check(admin.ch.async_declare_exchange(x, boost::asio::use_future).get(), "declaring the events exchange");
         amqp::queue_options q;
         q.name = name_;
+        q.durable = true;  // RabbitMQ 4.3 refuses transient non-exclusive queues
         check(std::get<0>(admin.ch.async_declare_queue(q, boost::asio::use_future).get()), "declaring " + name_);
         check(admin.ch.async_bind_queue(name_, o.events_exchange, "#." + o.queue, {}, boost::asio::use_future).get(),
               "binding " + name_);
