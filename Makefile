@@ -68,6 +68,23 @@ test-partitions: build
 test-long: build
 	@TARRY_FAULT_JOBS=10000 scripts/with-broker meson test -C $(BUILD) integration_worker_faults integration_consumer --print-errorlogs
 
+# The nemesis (not in `test`, not in CI; docs/reliability.md, "The nemesis
+# run"): three nodes in network namespaces (scripts/cluster --netns; root),
+# 4 echo_workers and a steady load of delayed jobs, cancels, reschedules
+# and periodic schedules under a random fault every 10 to 30 s (a worker or
+# a node killed, a node cut off or paused, a worker's connection cut or its
+# clock stepped with libfaketime) for NEMESIS_MINUTES (default 30), then
+# tests/nemesis/nemesis_check judges the run directory,
+# $(BUILD)/nemesis-run; a minute or two more than NEMESIS_MINUTES.
+# TARRY_TEST_RABBITMQ=4.0 runs it on 4.0.5. Builds only what it runs. Its
+# 3-minute variant is meson suite `nemesis`.
+NEMESIS_MINUTES ?= 30
+.PHONY: test-nemesis
+test-nemesis: $(BUILD)/build.ninja
+	@scripts/install-deps $(if $(filter 4.0,$(TARRY_TEST_RABBITMQ)),--rabbitmq 4.0)
+	ninja -C $(BUILD) tests/nemesis/nemesis_run tests/nemesis/nemesis_check samples/echo_worker
+	@TARRY_SOURCE_ROOT=$(CURDIR) TARRY_BUILD_ROOT=$(abspath $(BUILD)) $(BUILD)/tests/nemesis/nemesis_run --minutes $(NEMESIS_MINUTES) --out $(BUILD)/nemesis-run
+
 # The tests under the sanitizers, in build dirs of their own: ASan + UBSan
 # over the whole suite but the cluster's ($(BUILD)-asan), then ThreadSanitizer
 # over the scheduling core and the consumer ($(BUILD)-tsan; suites `tsan`
