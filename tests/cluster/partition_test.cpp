@@ -171,6 +171,8 @@ void run_scenario(const scenario& s) {
     const auto deadline = steady::now() + 150s;
     while (lost_now() > 0 && steady::now() < deadline) pump(1s);
     pump(3s);  // late second runs show up too
+    const auto schedule_removed_s = std::chrono::duration_cast<std::chrono::seconds>(
+                                        sys::now().time_since_epoch()).count();
     ok(pub.async_remove_schedule(q, "beat", use_future));
 
     // The verdicts.
@@ -218,6 +220,26 @@ void run_scenario(const scenario& s) {
     CHECK(ran_cancelled == 0);
     CHECK(unexplained == 0);
     CHECK(beat_gaps == 0);
+    // ...and the chain went on to the end: its last occurrence ran within
+    // 5 s of the schedule's removal.
+    REQUIRE(!beats.empty());
+    CHECK_MESSAGE(beats.rbegin()->first >= schedule_removed_s - 5,
+                  "the chain stopped at beat@" << beats.rbegin()->first << ", " << schedule_removed_s - beats.rbegin()->first
+                                               << " s before the schedule was removed");
+    if (beats.rbegin()->first < schedule_removed_s - 5) {
+        for (auto& w : workers) {
+            std::string lines;
+            std::size_t n = 0;
+            for (auto it = w->events().rbegin(); it != w->events().rend() && n < 12; ++it)
+                if (it->id().rfind("beat@", 0) == 0 || !it->field("reason").empty()) {
+                    lines = it->raw + "\n" + lines;
+                    ++n;
+                }
+            MESSAGE("a worker's last events of the schedule, or with a reason:\n" << lines << w->transcript());
+        }
+        MESSAGE("queues as node 2 lists them: "
+                << cluster.ctl(2, {"list_queues", "-q", "name", "type", "leader", "online", "messages", "consumers"}));
+    }
     // A second run of one occurrence is a second run like any job's (counted
     // above, explained by the fault when its first run began inside it); a
     // fork would run the next occurrences twice too: two successors.
