@@ -74,7 +74,7 @@ struct consumer_stats {
     std::uint64_t skipped = 0;        ///< misfired periodic occurrences acknowledged without running
     std::uint64_t deduplicated = 0;   ///< copies of periodic occurrences that lost their run claim, acknowledged
     std::uint64_t channel_losses = 0; ///< consuming channels lost (broker close, connection loss)
-    std::uint64_t lane_changes = 0;   ///< hand-overs: a lane held its share, another took deliveries
+    std::uint64_t lane_changes = 0;   ///< hand-overs: a lane held its share, another started taking deliveries too
     std::uint64_t events_published = 0;  ///< lifecycle events handed to the copies connection
     std::uint64_t events_dropped = 0;    ///< lifecycle events not published: too many waiting, the
                                          ///< copies connection blocked, or the events channel down

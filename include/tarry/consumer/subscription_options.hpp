@@ -111,13 +111,14 @@ struct subscription_options {
     /// Consuming channels ("lanes"). RabbitMQ finds the delivery tag of each
     /// acknowledgement by walking its channel's unacknowledged deliveries
     /// from the oldest, and held jobs are the oldest: on one channel holding
-    /// 10 000 jobs every park or ack walks past all of them. So one lane at a
-    /// time consumes, and once it holds max_held / channels jobs the lane
-    /// holding fewest takes over (its consumer starts, the old one is
-    /// cancelled and keeps its held jobs until they are settled). Lanes are
-    /// opened as needed. 0 = derived: one per 50 of max_held, 1 to 200.
+    /// 10 000 jobs every park or ack walks past all of them. So once the
+    /// newest lane holds max_held / channels jobs, a lane not consuming yet
+    /// starts too; the old one goes on consuming (never cancelled while it
+    /// holds jobs: a quorum queue strands a cancelled consumer's deliveries
+    /// when its node loses the leader) and settles its jobs there. Lanes
+    /// are opened as needed. 0 = derived: one per 50 of max_held, 1 to 200.
     std::size_t channels = 0;
-    /// basic.qos prefetch of the consuming lane. 0 = derived: twice what a
+    /// basic.qos prefetch of each lane. 0 = derived: twice what a
     /// lane holds before handing over, plus capacity() + 64, so there is room
     /// for a job due sooner than everything held while the next lane takes
     /// over; at least 1 000, so that parking's publish-confirm-ack round
@@ -126,8 +127,8 @@ struct subscription_options {
     /// effective_channels()).
     std::uint16_t prefetch = 0;
     /// Jobs due at arrival that may wait for a worker at once. When that
-    /// many wait, the consuming lane stops taking deliveries (basic.cancel)
-    /// until half of them have started; the broker keeps the rest. 0 =
+    /// many wait, every lane stops taking deliveries (basic.cancel) until
+    /// half of them have started; the broker keeps the rest. 0 =
     /// derived: 64 per unit of capacity(), at least 512 (one socket read can carry a
     /// few hundred deliveries; a smaller bound would pause between reads).
     std::size_t max_due_waiting = 0;
@@ -229,7 +230,7 @@ struct subscription_options {
     /// channels, or the derived value when it is 0; raised when needed so
     /// that a lane's derived prefetch stays within 65 535.
     std::size_t effective_channels() const noexcept;
-    /// How many held jobs make the consuming lane hand over:
+    /// How many held jobs make the newest lane hand over:
     /// ceil(max_held / effective_channels()).
     std::size_t lane_hold() const noexcept;
     /// max_due_waiting, or the derived value when it is 0.
