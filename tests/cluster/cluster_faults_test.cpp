@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <csignal>
-#include <future>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -113,19 +112,10 @@ TEST_CASE("cluster: the work queue's leader killed mid-load and restarted: nothi
         workers.push_back(std::make_unique<worker_process>(cluster.url(node), q,
                                                            std::vector<std::string>{"--no-declare", "--workers", "8"}));
     for (auto& w : workers) REQUIRE_MESSAGE(w->wait_ready(), w->transcript());
-    const auto pump = [&](std::chrono::milliseconds t) {
-        const auto until = steady::now() + t;
-        while (steady::now() < until)
-            for (auto& w : workers) w->read_until([] { return false; }, 50ms);
-    };
+    const auto pump = [&](std::chrono::milliseconds t) { pump_workers(workers, t); };
     // A cluster command (a kill, a restart, rabbitmqctl) takes seconds; the
-    // workers' output is read meanwhile, or a worker blocks on its full pipe
-    // and its jobs start late for the test's sake.
-    const auto pumping = [&](auto command) {
-        auto done = std::async(std::launch::async, std::move(command));
-        while (done.wait_for(0ms) != std::future_status::ready) pump(50ms);
-        return done.get();
-    };
+    // workers' output is read meanwhile.
+    const auto pumping = [&](auto command) { return pump_workers_while(workers, std::move(command)); };
     // Mid-load: 2 s into the runs, the leader dies; 5 s later it is restarted.
     pump(std::chrono::duration_cast<std::chrono::milliseconds>(first_due + 2s - sys::now()));
     // What the broker still has to deliver (ready) and has delivered but not

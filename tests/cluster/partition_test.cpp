@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
-#include <future>
 #include <map>
 #include <memory>
 #include <set>
@@ -123,19 +122,9 @@ void run_scenario(const scenario& s) {
     ok(pub.async_upsert_schedule(q, "beat", *every.spec, amqp::message("tick"), use_future));
 
     std::vector<consuming_watch> watch(workers.size());
-    const auto pump = [&](std::chrono::milliseconds t) {
-        const auto until = steady::now() + t;
-        while (steady::now() < until)
-            for (std::size_t i = 0; i < workers.size(); ++i) {
-                workers[i]->read_until([] { return false; }, 50ms);
-                watch[i].poll(workers[i]->transcript());
-            }
-    };
-    const auto pumping = [&](auto command) {
-        auto done = std::async(std::launch::async, std::move(command));
-        while (done.wait_for(0ms) != std::future_status::ready) pump(50ms);
-        return done.get();
-    };
+    const std::function<void(std::size_t)> poll = [&](std::size_t i) { watch[i].poll(workers[i]->err_text()); };
+    const auto pump = [&](std::chrono::milliseconds t) { pump_workers(workers, t, poll); };
+    const auto pumping = [&](auto command) { return pump_workers_while(workers, std::move(command), poll); };
     pump(std::chrono::duration_cast<std::chrono::milliseconds>(first_due + 3s - sys::now()));
     const auto fault_start = micros(sys::now());
     const auto fault_steady = steady::now();

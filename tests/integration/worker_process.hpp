@@ -8,6 +8,8 @@
 #include "process.hpp"
 
 #include <functional>
+#include <future>
+#include <memory>
 #include <set>
 
 namespace consumer_it {
@@ -105,6 +107,8 @@ public:
     }
     const std::vector<worker_event>& events() const { return events_; }
 
+    /// Everything it wrote on stderr so far (its connection events).
+    const std::string& err_text() { return p_.err_text(); }
     /// The last lines printed and stderr so far, for failure messages.
     std::string transcript() {
         std::string s = "--- stdout (last lines) ---\n";
@@ -134,6 +138,30 @@ private:
     child_process p_;
     std::vector<worker_event> events_;
 };
+
+/// Reads every worker's output for `t`, 50 ms at a time each, so that none
+/// blocks on its full pipe (and starts its jobs late for the test's sake);
+/// `after_read(i)` after each read of worker i, when given.
+inline void pump_workers(std::vector<std::unique_ptr<worker_process>>& workers, std::chrono::milliseconds t,
+                         const std::function<void(std::size_t)>& after_read = {}) {
+    const auto until = steady::now() + t;
+    while (steady::now() < until)
+        for (std::size_t i = 0; i < workers.size(); ++i) {
+            workers[i]->read_until([] { return false; }, std::chrono::milliseconds(50));
+            if (after_read) after_read(i);
+        }
+}
+
+/// `command()` (a cluster command, rabbitmqctl: seconds) run on a thread of
+/// its own while pump_workers reads the workers' output; its result.
+template <class Command>
+auto pump_workers_while(std::vector<std::unique_ptr<worker_process>>& workers, Command command,
+                        const std::function<void(std::size_t)>& after_read = {}) {
+    auto done = std::async(std::launch::async, std::move(command));
+    while (done.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready)
+        pump_workers(workers, std::chrono::milliseconds(50), after_read);
+    return done.get();
+}
 
 /// Deletes a worker's queues (work, dead-letter, wait) when the test ends,
 /// passed or failed. Never fails the test itself: no assertions here.
