@@ -53,6 +53,15 @@ amqp::connection_config copies_config_of(amqp::connection_config c) {
     return c;
 }
 
+// The publisher of copies, run claims and markers: a channel that stops
+// confirming (RabbitMQ 3.10's stream publishes after a leader change) is
+// given up after copy_confirm_timeout, as a copy is.
+publisher_options publisher_options_of(const subscription_options& o) {
+    publisher_options p;
+    p.confirm_timeout = o.copy_confirm_timeout;
+    return p;
+}
+
 // The hooks the consumer calls: the caller's, with every job event also
 // offered to `events` (when lifecycle events are on), before the caller's
 // hook, which may throw.
@@ -110,7 +119,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                            if (events_) events_->connection_open();
                                        },
                                        nullptr)),
-      publisher_(copies_conn_),
+      publisher_(copies_conn_, publisher_options_of(options_)),
       events_(events_out_ ? std::make_shared<detail::event_publisher>(copies_conn_, executor_, events_out_,
                                                                        options_.events_exchange, options_.queue,
                                                                        options_.events_per_message)

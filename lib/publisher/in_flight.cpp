@@ -1,4 +1,5 @@
-// Unconfirmed publishes and return matching (see in_flight.hpp).
+// Unconfirmed publishes, return matching and the confirm deadline (see
+// in_flight.hpp).
 #include "in_flight.hpp"
 
 #include <algorithm>
@@ -24,9 +25,10 @@ std::size_t fingerprint(std::string_view exchange, std::string_view routing_key,
 }  // namespace
 
 std::uint64_t in_flight::add(std::uint64_t channel, std::string_view exchange, std::string_view routing_key,
-                             const amqp::message& msg) {
+                             const amqp::message& msg, done_handler done, time_point sent) {
     const std::uint64_t id = ++next_id_;
-    entries_.push_back({id, channel, fingerprint(exchange, routing_key, msg), nullptr});
+    entries_.push_back({id, channel, fingerprint(exchange, routing_key, msg), sent,
+                        std::make_unique<done_handler>(std::move(done)), nullptr});
     return id;
 }
 
@@ -42,14 +44,35 @@ bool in_flight::match_return(std::uint64_t channel, std::string_view exchange, s
     return false;
 }
 
-std::optional<amqp::diagnostics> in_flight::land(std::uint64_t id) {
+std::optional<in_flight::landed> in_flight::land(std::uint64_t id) {
     const auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
                                      [](const entry& e, std::uint64_t v) { return e.id < v; });
     if (it == entries_.end() || it->id != id) return std::nullopt;
-    std::optional<amqp::diagnostics> returned;
-    if (it->returned) returned = std::move(*it->returned);
+    landed out{std::move(*it->done), std::nullopt};
+    if (it->returned) out.returned = std::move(*it->returned);
     entries_.erase(it);
-    return returned;
+    return out;
+}
+
+std::optional<in_flight::time_point> in_flight::next_deadline(std::chrono::milliseconds timeout) const {
+    if (entries_.empty()) return std::nullopt;
+    return entries_.front().sent + timeout;
+}
+
+std::optional<std::uint64_t> in_flight::overdue_channel(time_point now, std::chrono::milliseconds timeout) const {
+    if (entries_.empty() || now < entries_.front().sent + timeout) return std::nullopt;
+    return entries_.front().channel;
+}
+
+std::vector<in_flight::done_handler> in_flight::give_up(std::uint64_t channel) {
+    std::vector<done_handler> out;
+    // Reserved: a growing vector would move-assign (see entry::done).
+    out.reserve(static_cast<std::size_t>(
+        std::count_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.channel == channel; })));
+    for (auto& e : entries_)
+        if (e.channel == channel) out.push_back(std::move(*e.done));
+    std::erase_if(entries_, [&](const entry& e) { return e.channel == channel; });
+    return out;
 }
 
 }  // namespace tarry::detail

@@ -19,6 +19,9 @@ public:
             case publish_errc::invalid_schedule:
                 return "the due time is before 1970, past the range of the clock, or not a "
                        "number; nothing was sent";
+            case publish_errc::confirm_timeout:
+                return "the broker did not confirm the publish in time; the message may still have "
+                       "been taken, and its channel was closed";
         }
         return "unknown publish error " + std::to_string(c);
     }

@@ -1,7 +1,8 @@
 // The publisher's confirm channel (see publisher_state.hpp): opened lazily
 // with confirm.select, one at a time, reopened after it closes; publishes
-// kept in order while it opens; returns matched to publishes; closed once a
-// destroyed publisher has nothing pending.
+// kept in order while it opens; returns matched to publishes; given up when
+// a publish waits confirm_timeout; closed once a destroyed publisher has
+// nothing pending.
 #include "publisher_state.hpp"
 
 #include "tarry/control/control_stream.hpp"
@@ -16,7 +17,7 @@ namespace tarry {
 namespace asio = boost::asio;
 
 publisher::state::state(amqp::connection& c, publisher_options o)
-    : options(std::move(o)), strand(asio::make_strand(c.get_executor())), conn_(&c) {}
+    : options(std::move(o)), strand(asio::make_strand(c.get_executor())), conn_(&c), confirm_deadline_(strand) {}
 
 void publisher::state::complete(completion h, amqp::diagnostics why) {
     const std::error_code ec = why.code;
@@ -187,22 +188,62 @@ void publisher::state::opened(std::uint64_t number, amqp::diagnostics why, const
 }
 
 void publisher::state::send(outgoing o) {
-    const std::uint64_t id = flights_.add(channel_number_, o.exchange, o.routing_key, o.msg);
+    const std::uint64_t id = flights_.add(channel_number_, o.exchange, o.routing_key, o.msg, std::move(o.done),
+                                          std::chrono::steady_clock::now());
     ++published;
+    watch_confirms();
     amqp::publish_options po;
     po.mandatory = options.mandatory;
     auto diag = std::make_unique<amqp::diagnostics>();  // kept by the handler until it runs
     amqp::diagnostics& why = *diag;
-    auto on_confirm = [self = shared_from_this(), id, done = std::move(o.done),
-                       diag = std::move(diag)](std::error_code) mutable {
+    auto on_confirm = [self = shared_from_this(), id, diag = std::move(diag)](std::error_code) mutable {
         // A publish's return was posted to this strand before its ack.
-        auto returned = self->flights_.land(id);
-        if (returned && !diag->code) *diag = std::move(*returned);
-        self->complete(std::move(done), std::move(*diag));
+        auto landed = self->flights_.land(id);
+        if (!landed) return;  // given up on (confirm_timeout): completed then
+        if (self->flights_.empty()) self->confirm_deadline_.cancel();  // nothing left to wait for
+        if (landed->returned && !diag->code) *diag = std::move(*landed->returned);
+        self->complete(std::move(landed->done), std::move(*diag));
         self->close_if_done();
     };
     channel_.async_publish(o.exchange, o.routing_key, o.msg, po, why,
                            asio::bind_executor(strand, std::move(on_confirm)));
+}
+
+void publisher::state::watch_confirms() {
+    if (deadline_armed_ || !options.confirm_timeout || options.confirm_timeout->count() <= 0) return;
+    const auto at = flights_.next_deadline(*options.confirm_timeout);
+    if (!at) return;
+    deadline_armed_ = true;
+    confirm_deadline_.expires_at(*at);
+    confirm_deadline_.async_wait([self = shared_from_this()](boost::system::error_code) {
+        // Cancelled (all landed) or due: either way, what is overdue now.
+        self->deadline_armed_ = false;
+        self->confirms_overdue();
+    });
+}
+
+void publisher::state::confirms_overdue() {
+    const auto timeout = *options.confirm_timeout;
+    while (const auto number = flights_.overdue_channel(std::chrono::steady_clock::now(), timeout)) {
+        if (*number == channel_number_ && channel_.is_open()) {
+            // The broker may confirm the rest of this channel's publishes
+            // yet, but which it will cannot be told: all fail, and the
+            // channel with them (their confirms, should they come, find
+            // nothing).
+            channel_.async_close([ch = channel_](std::error_code) {});
+            channel_ = {};
+            std::lock_guard lock(mutex_);
+            current_ = {};
+        }
+        const auto why = amqp::diagnostics::from(
+            publish_errc::confirm_timeout, "the broker did not confirm the publish within " +
+                                               std::to_string(timeout.count()) +
+                                               " ms (confirm_timeout); the message may still have been taken. "
+                                               "Its channel was closed; the next publish opens another");
+        for (auto& done : flights_.give_up(*number)) complete(std::move(done), why);
+    }
+    watch_confirms();
+    close_if_done();
 }
 
 void publisher::state::on_return(std::uint64_t number, const amqp::returned_message& r) {

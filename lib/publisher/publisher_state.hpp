@@ -1,6 +1,6 @@
 // What a publisher shares with its pending operations: the confirm channel,
-// publishes waiting for it to open, publishes in flight, the counters and
-// the latest error. Kept alive by the publisher and by every pending
+// publishes waiting for it to open, publishes in flight and their confirm
+// deadline, the counters and the latest error. Kept alive by the publisher and by every pending
 // operation, so a destroyed publisher's publishes still complete.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include "tarry/parking/delay_cascade.hpp"
 #include "tarry/publisher/publisher.hpp"
 
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
 #include <atomic>
@@ -105,6 +106,12 @@ private:
     void note(const amqp::diagnostics& why);
     void send(outgoing o);
     void on_return(std::uint64_t number, const amqp::returned_message& r);
+    /// Arms the confirm deadline for the oldest publish in flight, unless
+    /// armed or none waits (or no confirm_timeout).
+    void watch_confirms();
+    /// The deadline passed: gives up the channels whose publishes waited
+    /// confirm_timeout, failing those publishes, closing the channel.
+    void confirms_overdue();
     void close_if_done();
 
     mutable std::mutex error_mutex_;
@@ -130,6 +137,8 @@ private:
     bool detached_ = false;
     std::deque<outgoing> waiting_;      ///< for the channel being opened
     detail::in_flight flights_;
+    boost::asio::steady_timer confirm_deadline_;  ///< armed while a publish waits (confirm_timeout)
+    bool deadline_armed_ = false;
 };
 
 }  // namespace tarry

@@ -2,8 +2,10 @@
 // confirms, returns matched per publish, nacks, max_delay and invalid
 // schedules, a channel reopened after the broker closed it or the
 // connection was cut, many threads publishing at once on one channel,
-// copies published byte for byte, and a destroyed publisher's channel.
+// copies published byte for byte, a destroyed publisher's channel, and a
+// broker that stops confirming (confirm_timeout).
 #include "consumer_fixture.hpp"
+#include "private_broker.hpp"
 #include "tcp_relay.hpp"
 
 #include "tarry/amqp/wire/byte_writer.hpp"
@@ -319,6 +321,47 @@ TEST_CASE("after the broker closes the channel (missing exchange), the next publ
         CHECK((!e || e == amqp::reply_code::not_found || e == amqp::errc::channel_closed));
     }
     ok(pub.async_publish_as_is("", q, amqp::message("after"), use_future));
+}
+
+TEST_CASE("fault: the broker stops confirming (a memory alarm): the publish fails with confirm_timeout after "
+          "confirm_timeout, and once the alarm clears the next publish is confirmed on a new channel") {
+    TARRY_REQUIRE_BROKER(url);  // skipped, like the rest, outside a broker run
+    // A private broker: its alarm blocks every connection that publishes.
+    tarry_test::private_broker broker;
+    connected_client c(broker.url());
+    const auto q = declare_queue(c);
+    tarry::publisher_options po;
+    po.confirm_timeout = 1500ms;
+    tarry::publisher pub(c.conn, po);
+    ok(pub.async_publish_as_is("", q, amqp::message("before"), use_future));
+    const auto alarm = broker.ctl({"set_vm_memory_high_watermark", "0.000001"});
+    REQUIRE_MESSAGE(alarm.exit_code == 0, alarm.err);
+    struct cleared {
+        tarry_test::private_broker& b;
+        ~cleared() { b.ctl({"set_vm_memory_high_watermark", "0.4"}); }
+    } clear_at_exit{broker};
+    std::this_thread::sleep_for(500ms);  // the alarm reaches the connection
+
+    amqp::diagnostics diag;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto ec = wait(pub.async_publish_as_is("", q, amqp::message("held"), diag, use_future));
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    CHECK(ec == tarry::publish_errc::confirm_timeout);
+    CHECK(waited >= 1400ms);
+    CHECK(waited < 15s);
+    CHECK_MESSAGE(diag.message.find("1500 ms") != std::string::npos, diag.message);
+    CHECK(pub.stats().failed == 1);
+    CHECK(pub.last_error().code == tarry::publish_errc::confirm_timeout);
+
+    const auto clear = broker.ctl({"set_vm_memory_high_watermark", "0.4"});
+    REQUIRE_MESSAGE(clear.exit_code == 0, clear.err);
+    ok(pub.async_publish_as_is("", q, amqp::message("after"), use_future));
+    CHECK(pub.stats().confirmed == 2);
+    // "held" may have been taken all the same once the alarm cleared (at
+    // least once): 2 or 3 messages, never fewer.
+    const auto n = depth(c, q);
+    CHECK(n >= 2);
+    CHECK(n <= 3);
 }
 
 TEST_CASE("after the connection is cut and rebuilt, the next publish opens a new channel") {

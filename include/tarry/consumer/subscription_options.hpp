@@ -179,7 +179,9 @@ struct subscription_options {
     /// within this counts as refused (event `failed`; its original stays
     /// unacknowledged). Should it be confirmed later after all, it is
     /// counted in consumer_stats::late_confirms: a possible duplicate,
-    /// never a loss.
+    /// never a loss. Also the publisher's confirm_timeout: a channel on
+    /// which a copy, run claim or marker waited this long is closed and
+    /// replaced (docs/consumer.md).
     std::chrono::milliseconds copy_confirm_timeout = std::chrono::seconds(30);
     /// On stop(): how long running jobs may take to finish and copies in
     /// flight to be confirmed. stop() returns within shutdown_grace plus the

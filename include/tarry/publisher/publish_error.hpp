@@ -10,6 +10,9 @@ enum class publish_errc {
     delay_exceeds_max = 1,  ///< the schedule is further out than max_delay; nothing was sent
     unroutable,             ///< mandatory and no queue took it (basic.return)
     invalid_schedule,       ///< due before 1970 or past the clock's range, or a NaN delay; nothing was sent
+    /// No confirm within publisher_options::confirm_timeout: the message
+    /// may still have been taken (at least once); its channel was closed.
+    confirm_timeout,
 };
 
 const std::error_category& publish_category() noexcept;

@@ -6,7 +6,9 @@
 //   confirmed it (success), or with an error: publish_errc::delay_exceeds_max
 //   / invalid_schedule (nothing sent), publish_errc::unroutable (mandatory,
 //   and no queue took it), amqp::errc::publish_nacked (the broker refused
-//   it, e.g. a full queue with x-overflow reject-publish), or the channel's
+//   it, e.g. a full queue with x-overflow reject-publish),
+//   publish_errc::confirm_timeout (no confirm within
+//   publisher_options::confirm_timeout, default 30 s), or the channel's
 //   / connection's error (e.g. NOT_FOUND for a missing exchange,
 //   not_connected between reconnects). Errors are std::error_code values in
 //   the completion signature (never exceptions), as with amqp::channel.
@@ -28,7 +30,9 @@
 //   first publish. When it closes (the broker closed it, e.g. after a
 //   publish to a missing exchange, or the connection was lost) its pending
 //   publishes fail with that error and the next publish opens a new one
-//   (not_connected while the connection is down). Publishes started while
+//   (not_connected while the connection is down). A channel on which a
+//   publish waited confirm_timeout is closed by the publisher, its pending
+//   publishes failing with confirm_timeout. Publishes started while
 //   it opens wait for it: never more than one channel opens at a time.
 // - Returns: RabbitMQ sends the basic.return of an unroutable mandatory
 //   message before the basic.ack that confirms it, on the same channel. A
@@ -130,6 +134,15 @@ struct publisher_options {
     /// A job parked by the publisher reaches its queue this long (at least
     /// a few ms of the broker's own latency less) before it is due.
     std::chrono::milliseconds park_margin{250};
+    /// A publish not confirmed within this fails with
+    /// publish_errc::confirm_timeout, and so does every publish then
+    /// unconfirmed on the same channel: the channel is closed, the next
+    /// publish opens another. The message may still have been taken (at
+    /// least once). A broker can stop confirming on one channel for good
+    /// while a new one works (RabbitMQ 3.10: a stream's publishes after its
+    /// leader moved in a partition); a resource alarm also holds confirms
+    /// back. Nothing, or a value of 0 or less: wait for ever. Default 30 s.
+    std::optional<std::chrono::milliseconds> confirm_timeout = std::chrono::seconds(30);
 };
 
 /// Counters since construction. A snapshot; each counter is read on its
