@@ -15,6 +15,8 @@
 
 namespace tarry::amqp::wire {
 
+/// Why a content could not be read although its frames were sound (see
+/// this header's opening comment). A plain value.
 struct unreadable_content {
     /// The first thing found wrong, in the wire category: what decoding the
     /// properties failed with (bad_content_header for bad property flags,
@@ -34,6 +36,7 @@ struct unreadable_content {
     /// and dropped as they came, so the content's body is empty.
     bool body_dropped = false;
 
+    /// Equal when every field is.
     friend bool operator==(const unreadable_content&, const unreadable_content&) = default;
 };
 
