@@ -67,8 +67,13 @@ struct channel_shared;
 class connection_impl;
 }
 
+/// A cheap, copyable handle to one channel of a connection: operations
+/// start from any thread, complete exactly once with a std::error_code,
+/// and a handle outlives its channel harmlessly (see this header's opening
+/// comment).
 class channel {
 public:
+    /// A type-erased completion handler of `void(std::error_code, Args...)`.
     template <class... Args>
     using handler = boost::asio::any_completion_handler<void(std::error_code, Args...)>;
 

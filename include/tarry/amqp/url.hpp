@@ -31,9 +31,9 @@ namespace tarry::amqp {
 /// connection_config); on failure `error` is errc::invalid_url and `detail`
 /// names what was wrong, e.g. "port '99999' is not a number in 1..65535".
 struct url_parse_result {
-    connection_config config;
-    std::error_code error;
-    std::string detail;
+    connection_config config;  ///< the settings; partly filled in when parsing failed
+    std::error_code error;     ///< empty on success, errc::invalid_url on failure
+    std::string detail;        ///< what was wrong; empty on success
 };
 
 /// Parses an amqp:// or amqps:// URL into a config built on `base` (so
