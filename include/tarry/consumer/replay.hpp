@@ -10,6 +10,7 @@
 
 namespace tarry {
 
+/// Which dead letters replay_dead_letters moves, from where to where.
 struct replay_options {
     /// The work queue the dead letters go back to. Required.
     std::string queue;
@@ -24,6 +25,7 @@ struct replay_options {
     std::size_t limit = std::numeric_limits<std::size_t>::max();
 };
 
+/// What replay_dead_letters did.
 struct replay_result {
     std::size_t moved = 0;    ///< republished to the queue (confirmed), then removed
     std::size_t skipped = 0;  ///< left in the dead-letter queue (filter or limit)
