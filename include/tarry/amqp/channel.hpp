@@ -86,7 +86,7 @@ public:
     /// connection). Thread-safe; a snapshot.
     bool is_open() const noexcept;
     /// The latest failure on this channel: why it closed, or the latest
-    /// operation error with a detail (e.g. invalid_argument). Empty code
+    /// operation error with a detail (such as invalid_argument). Empty code
     /// while nothing went wrong. Thread-safe; a snapshot, for logs only:
     /// another failure may replace it at any time, so it is not how to learn
     /// why an operation failed: give that operation a `diagnostics&` (the

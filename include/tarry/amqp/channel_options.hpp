@@ -106,7 +106,7 @@ struct consumer_handlers {
     /// (e.g. dead-lettered): a poison message never costs the connection.
     std::function<void(delivery)> on_delivery;
     /// The consumer ended without our async_cancel: the broker cancelled it
-    /// (errc::consumer_cancelled, e.g. its queue was deleted), or its
+    /// (errc::consumer_cancelled, as when its queue was deleted), or its
     /// channel or connection closed (that error). Unacknowledged deliveries
     /// of a closed channel are redelivered by the broker. Optional.
     std::function<void(std::error_code)> on_cancelled;

@@ -153,7 +153,7 @@ class error : public std::system_error {
 public:
     /// `why`, with no context: what() is its message alone.
     explicit error(amqp::diagnostics why);
-    /// `context` says what the caller was doing, e.g. "tarry consumer:
+    /// `context` says what the caller was doing, such as "tarry consumer:
     /// cannot subscribe to 'jobs'".
     error(std::string_view context, amqp::diagnostics why);
 

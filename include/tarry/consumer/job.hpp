@@ -49,7 +49,7 @@ struct job {
 };
 
 /// Thrown by a handler (or derived from) for a failure that retrying cannot
-/// fix, e.g. invalid input: the job is dead-lettered `rejected: <what()>`
+/// fix, such as invalid input: the job is dead-lettered `rejected: <what()>`
 /// at once instead of being retried.
 class permanent_error : public std::runtime_error {
 public:

@@ -16,7 +16,7 @@ struct replay_options {
     std::string queue;
     /// Where they are. Empty: `<queue>.dead`.
     std::string dead_letter_queue;
-    /// Only dead letters whose x-tarry-reason starts with this (e.g.
+    /// Only dead letters whose x-tarry-reason starts with this (such as
     /// "attempts-exhausted"). Empty: all. Dead letters of unreadable
     /// messages (reason "unreadable: ...") are never replayed: they hold no
     /// job that could run (see docs/consumer.md); they are skipped.

@@ -79,10 +79,10 @@ struct http_endpoint_options {
     std::chrono::milliseconds parked_cache{1000};
 };
 
-/// tarry's HTTP endpoint for one consumer: /metrics, /healthz, /readyz,
-/// /jobs, a status page and a publish gateway; off unless constructed, on
-/// one executor, the consumer and the gateway's connection outliving it
-/// (see this header's opening comment for every promise).
+/// The HTTP endpoint of one consumer: /metrics, /healthz, /readyz, the
+/// held jobs (/jobs), a status page and a publish gateway; off unless
+/// constructed, on one executor, the consumer and the gateway's connection
+/// outliving it (see this header's opening comment for every promise).
 class http_endpoint {
 public:
     /// Serves `c`. The gateway publishes on `gateway` with confirms (a

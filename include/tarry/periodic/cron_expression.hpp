@@ -58,7 +58,7 @@ private:
 };
 
 /// The result of parse_cron: on success `error` is empty; on failure it is
-/// errc::invalid_cron and `detail` names the field and token, e.g.
+/// errc::invalid_cron and `detail` names the field and token, such as
 /// "hour: '25' is not in 0-23".
 struct cron_parse_result {
     std::optional<cron_expression> expression;  ///< the expression; nothing on failure

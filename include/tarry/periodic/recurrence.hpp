@@ -106,7 +106,7 @@ public:
     /// else the first nominal time at or after now.
     std::optional<wall_time> first(wall_time now) const;
 
-    struct zone;  ///< the loaded time zone (opaque)
+    struct zone;  // the loaded time zone (opaque)
 
 private:
     friend recurrence_result make_recurrence(const schedule_spec& spec);

@@ -323,7 +323,7 @@ public:
         return out;
     }
 
-    /// Takes out every item whose std::invoke(proj, value) == key, e.g. every
+    /// Takes out every item whose std::invoke(proj, value) == key, such as every
     /// job held from one channel: q.remove(channel_id, &job::channel).
     template <class Key, class Proj = std::identity>
     std::vector<item> remove(const Key& key, Proj proj = {}) {

@@ -73,7 +73,7 @@ template <> struct wire_value<wire_type::table> { using type = field_table; };
 /// The C++ type a member of wire type T has.
 template <wire_type T> using wire_value_t = typename wire_value<T>::type;
 
-/// One argument of method struct S: its spec name (e.g. "routing-key"), its
+/// One argument of method struct S: its spec name (such as "routing-key"), its
 /// wire type, and the member holding it.
 template <wire_type T, class S>
 struct method_field {

@@ -23,7 +23,7 @@ struct unreadable_content {
     /// truncated, trailing_bytes, bad_field_type, table_too_deep,
     /// table_too_large, ...), or body_too_large.
     std::error_code error;
-    /// One line saying everything that was wrong, e.g. "properties do not
+    /// One line saying everything that was wrong, such as "properties do not
     /// decode: field 'a': field table nested deeper than 32".
     std::string detail;
     /// The properties block exactly as it came (the property-flags word
