@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tests/docs/api_reference_test.sh can fail: on a copy of include/tarry/ and
-# docs/ with an undocumented class and function appended to a public header
-# it exits 1 and names them; with a docs/*.md the main page does not link,
-# 1 again; without doxygen on the PATH it skips (77), never passes. A few
-# seconds.
+# docs/ with an undocumented class, member, function and enum value
+# appended to a public header it exits 1 and names them; with a docs/*.md
+# the main page does not link, 1 again; without doxygen on the PATH it
+# skips (77), never passes. A few seconds.
 #
 #   tests/docs/api_reference_fails_test.sh
 #
@@ -33,14 +33,21 @@ public:
     int undocumented_member() const;
 };
 int undocumented_probe_function();
+/// Documented, but one of its values is not.
+enum class probe_kind {
+    documented_value,  ///< documented
+    undocumented_probe_value,
+};
 }  // namespace tarry::retry
 CPP
 "$check_script" "$tmp/undocumented" >"$tmp/undocumented.out" 2>&1
-check "an undocumented class and function: exit 1" test $? -eq 1
-for name in undocumented_probe undocumented_member undocumented_probe_function; do
-  check "an undocumented class and function: the warnings name $name" \
+check "undocumented entities: exit 1" test $? -eq 1
+for name in undocumented_probe undocumented_member undocumented_probe_function undocumented_probe_value; do
+  check "undocumented entities: the output names $name" \
     grep -q "tarry/retry/backoff.hpp:.*$name.* is not documented" "$tmp/undocumented.out"
 done
+check "undocumented entities: a documented enum value is not named" \
+  not grep -q "probe_kind::documented_value" "$tmp/undocumented.out"
 
 copy "$tmp/unlinked"
 echo "# A page the main page does not link" >"$tmp/unlinked/docs/unlinked-probe.md"
