@@ -82,7 +82,7 @@ struct connection_hooks {
 
 /// Counters for metrics. A snapshot; thread-safe.
 struct connection_usage {
-    std::uint64_t bytes_sent = 0;      ///< written to the socket, every connection counted
+    std::uint64_t bytes_sent = 0;      ///< handed to the socket, every connection counted
     std::uint64_t bytes_received = 0;  ///< read from the socket, every connection counted
     std::uint64_t connects = 0;         ///< successful handshakes
     std::uint64_t failed_attempts = 0;  ///< attempts that did not reach open

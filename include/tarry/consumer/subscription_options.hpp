@@ -108,9 +108,10 @@ struct subscription_options {
     /// own timeout; docs/compatibility.md says what older versions do).
     /// Default false: the broker's configured consumer_timeout applies.
     bool consumer_timeout_argument = false;
-    /// Bounds of what is held: jobs, and their bytes (body and a flat
-    /// allowance for the rest). When full, the job due last is parked.
-    /// Default 10 000 jobs, 64 MiB.
+    /// Bounds of what is held: jobs, and their bytes (each job's body and
+    /// encoded properties, the body alone for one due at arrival, plus 128
+    /// bytes). When full, the job due last is parked. Default 10 000 jobs,
+    /// 64 MiB.
     ///@{
     std::size_t max_held = 10000;
     std::size_t max_held_bytes = std::size_t{64} << 20;
