@@ -67,8 +67,13 @@ struct channel_shared;
 class connection_impl;
 }
 
+/// A cheap, copyable handle to one channel of a connection: operations
+/// start from any thread, complete exactly once with a std::error_code,
+/// and a handle outlives its channel harmlessly (see this header's opening
+/// comment).
 class channel {
 public:
+    /// A type-erased completion handler of `void(std::error_code, Args...)`.
     template <class... Args>
     using handler = boost::asio::any_completion_handler<void(std::error_code, Args...)>;
 
@@ -81,7 +86,7 @@ public:
     /// connection). Thread-safe; a snapshot.
     bool is_open() const noexcept;
     /// The latest failure on this channel: why it closed, or the latest
-    /// operation error with a detail (e.g. invalid_argument). Empty code
+    /// operation error with a detail (such as invalid_argument). Empty code
     /// while nothing went wrong. Thread-safe; a snapshot, for logs only:
     /// another failure may replace it at any time, so it is not how to learn
     /// why an operation failed: give that operation a `diagnostics&` (the

@@ -16,11 +16,11 @@ namespace tarry::amqp {
 
 /// exchange.declare. A redeclare with other settings fails the channel (406).
 struct exchange_options {
-    std::string name;
+    std::string name;             ///< the exchange's name
     std::string type = "direct";  ///< direct, fanout, topic, headers, or a plugin's
     bool passive = false;         ///< only check that it exists (404 if not)
-    bool durable = false;
-    bool auto_delete = false;
+    bool durable = false;         ///< survives a broker restart
+    bool auto_delete = false;     ///< deleted when its last binding goes
     bool internal = false;        ///< not publishable by clients, only bindable
     field_table arguments;        ///< e.g. alternate-exchange
 };
@@ -32,11 +32,11 @@ struct exchange_delete_options {
 
 /// queue.declare. An empty name asks the broker for one (see queue_info).
 struct queue_options {
-    std::string name;
+    std::string name;        ///< the queue's name; empty: the broker makes one up
     bool passive = false;    ///< only check that it exists (404 if not)
-    bool durable = false;
+    bool durable = false;    ///< survives a broker restart
     bool exclusive = false;  ///< this connection only; deleted with it
-    bool auto_delete = false;
+    bool auto_delete = false;  ///< deleted when its last consumer goes
     field_table arguments;   ///< x-queue-type, x-message-ttl, x-max-length, ...
 };
 
@@ -44,7 +44,7 @@ struct queue_options {
 struct queue_info {
     std::string name;                 ///< as the broker named it
     std::uint32_t message_count = 0;  ///< ready messages
-    std::uint32_t consumer_count = 0;
+    std::uint32_t consumer_count = 0;  ///< its consumers
 };
 
 /// queue.delete conditions.
@@ -57,17 +57,17 @@ struct queue_delete_options {
 /// count to each consumer started afterwards on the channel.
 struct qos_options {
     std::uint16_t prefetch_count = 0;  ///< unacknowledged deliveries; 0 = unlimited
-    std::uint32_t prefetch_size = 0;
-    bool global = false;
+    std::uint32_t prefetch_size = 0;   ///< unacknowledged bytes; RabbitMQ takes only 0
+    bool global = false;               ///< true: one count shared by the channel's consumers
 };
 
 /// basic.consume.
 struct consume_options {
-    std::string queue;
+    std::string queue;         ///< the queue to consume from
     std::string consumer_tag;  ///< empty: the broker makes one up
-    bool no_local = false;
+    bool no_local = false;     ///< not this connection's publishes (RabbitMQ ignores it)
     bool no_ack = false;       ///< deliveries count as acknowledged when sent
-    bool exclusive = false;
+    bool exclusive = false;    ///< the queue's only consumer (403 if it has another)
     field_table arguments;     ///< e.g. x-priority
 };
 
@@ -106,7 +106,7 @@ struct consumer_handlers {
     /// (e.g. dead-lettered): a poison message never costs the connection.
     std::function<void(delivery)> on_delivery;
     /// The consumer ended without our async_cancel: the broker cancelled it
-    /// (errc::consumer_cancelled, e.g. its queue was deleted), or its
+    /// (errc::consumer_cancelled, as when its queue was deleted), or its
     /// channel or connection closed (that error). Unacknowledged deliveries
     /// of a closed channel are redelivered by the broker. Optional.
     std::function<void(std::error_code)> on_cancelled;

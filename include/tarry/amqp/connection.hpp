@@ -51,8 +51,8 @@ class connection_impl;
 
 /// What the broker and we settled on at the last successful handshake.
 struct connection_info {
-    std::uint16_t channel_max = 0;
-    std::uint32_t frame_max = 0;
+    std::uint16_t channel_max = 0;  ///< highest channel number
+    std::uint32_t frame_max = 0;    ///< largest frame, in bytes, header and end octet included
     std::uint16_t heartbeat = 0;  ///< seconds; 0 = off
     field_table server_properties;  ///< product, version, capabilities, ...
     std::uint64_t connects = 0;     ///< successful handshakes so far (1 = first)
@@ -74,31 +74,46 @@ struct connection_hooks {
     std::function<void(const diagnostics&)> on_closed;
     /// connection.blocked (the broker stopped reading publishes: memory or
     /// disk alarm) and connection.unblocked.
+    ///@{
     std::function<void(const std::string& reason)> on_blocked;
     std::function<void()> on_unblocked;
+    ///@}
 };
 
 /// Counters for metrics. A snapshot; thread-safe.
 struct connection_usage {
-    std::uint64_t bytes_sent = 0;
-    std::uint64_t bytes_received = 0;
+    std::uint64_t bytes_sent = 0;      ///< handed to the socket, every connection counted
+    std::uint64_t bytes_received = 0;  ///< read from the socket, every connection counted
     std::uint64_t connects = 0;         ///< successful handshakes
     std::uint64_t failed_attempts = 0;  ///< attempts that did not reach open
     std::uint64_t connections_lost = 0; ///< open connections that ended without our close
 };
 
+/// An AMQP 0-9-1 connection that reconnects by itself (see this header's
+/// opening comment for its threads and life cycle). Every member may be
+/// called from any thread; it owns the connection. Move-only.
 class connection {
 public:
+    /// The executor given at construction.
     using executor_type = boost::asio::any_io_executor;
 
+    /// Runs on `ex` (through a strand of it) with `config` and `hooks`;
+    /// connects nothing yet (async_connect does).
     connection(executor_type ex, connection_config config, connection_hooks hooks = {});
+    /// Closes the connection without waiting; its channels' operations fail.
     ~connection();
+    /// Takes over the other's connection; the moved-from object may then
+    /// only be destroyed or assigned to.
     connection(connection&&) noexcept;
+    /// Closes this one's connection (as the destructor does), then takes
+    /// over the other's.
     connection& operator=(connection&&) noexcept;
     connection(const connection&) = delete;
     connection& operator=(const connection&) = delete;
 
+    /// The executor given at construction.
     executor_type get_executor() const noexcept;
+    /// The configuration given at construction.
     const connection_config& config() const noexcept;
 
     /// Connects → void(error_code). One attempt per address (no retry);
@@ -164,8 +179,10 @@ public:
         return async_wait_unblocked(detail::with_diagnostics(diag, std::forward<Token>(token)));
     }
 
-    /// Snapshots, thread-safe.
+    /// Whether the connection is open now (a snapshot, thread-safe).
     bool is_open() const noexcept;
+    /// Whether the broker blocks its publishes now (connection.blocked; a
+    /// snapshot, thread-safe).
     bool blocked() const noexcept;
     /// Why the latest connection attempt or connection ended (empty code
     /// while all is well). A snapshot for logs only: a reconnect attempt may
@@ -174,6 +191,7 @@ public:
     diagnostics last_error() const;
     /// The settled limits of the open connection (nothing when not open).
     std::optional<connection_info> info() const;
+    /// Counters since construction (a snapshot, thread-safe).
     connection_usage usage() const noexcept;
 
 private:

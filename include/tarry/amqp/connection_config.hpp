@@ -37,8 +37,10 @@ struct tls_config {
     std::string ca_file;
     /// Client certificate and key (PEM) for brokers that ask for one. Empty
     /// (default): none.
+    ///@{
     std::string cert_file;
     std::string key_file;
+    ///@}
     /// Name sent in SNI and checked against the certificate. Empty
     /// (default): the host being connected to, so each address of a cluster
     /// (connection_config::failover) is checked against its own host name.
@@ -46,6 +48,9 @@ struct tls_config {
     std::string server_name;
 };
 
+/// Everything a connection needs before it connects: a plain value, each
+/// field with its default, its unit and what 0 means (see this header's
+/// opening comment).
 struct connection_config {
     /// Broker host name or address. Default "localhost".
     std::string host = "localhost";
@@ -62,12 +67,15 @@ struct connection_config {
     std::vector<broker_address> failover;
     /// Use TLS (amqps). Default false.
     bool tls = false;
+    /// TLS settings, used when tls is true.
     tls_config tls_options;
 
     /// PLAIN credentials. Default guest / guest (RabbitMQ accepts them only
     /// from loopback unless configured otherwise).
+    ///@{
     std::string username = "guest";
     std::string password = "guest";
+    ///@}
     /// Virtual host. Default "/".
     std::string vhost = "/";
 

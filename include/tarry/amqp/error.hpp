@@ -51,6 +51,8 @@ enum class errc {
 /// The category of errc; its name() is "tarry.amqp".
 const std::error_category& amqp_category() noexcept;
 
+/// `e` as a std::error_code of amqp_category(); found by argument-dependent
+/// lookup, so an errc converts to std::error_code.
 inline std::error_code make_error_code(errc e) noexcept {
     return {static_cast<int>(e), amqp_category()};
 }
@@ -83,6 +85,8 @@ enum class reply_code : std::uint16_t {
 /// unknown codes are kept as they came.
 const std::error_category& broker_category() noexcept;
 
+/// `c` as a std::error_code of broker_category(); found by argument-dependent
+/// lookup, so a reply_code converts to std::error_code.
 inline std::error_code make_error_code(reply_code c) noexcept {
     return {static_cast<int>(c), broker_category()};
 }
@@ -94,13 +98,14 @@ inline std::error_code broker_error(std::uint16_t code) noexcept {
 /// What the broker said when it closed a channel or the connection: its
 /// reply code and text, and the method that caused it (0 / 0 if none).
 struct broker_reply {
-    std::uint16_t code = 0;
-    std::string text;
-    std::uint16_t class_id = 0;
-    std::uint16_t method_id = 0;
+    std::uint16_t code = 0;       ///< the reply code, e.g. 404 (see reply_code)
+    std::string text;             ///< the broker's words: "NOT_FOUND - no queue 'x' ..."
+    std::uint16_t class_id = 0;   ///< the failing method's class; 0 if none
+    std::uint16_t method_id = 0;  ///< the failing method's id; 0 if none
 
     /// "404 NOT_FOUND - no queue 'x' in vhost '/' (in queue.declare)".
     std::string to_string() const;
+    /// Equal when every field is.
     friend bool operator==(const broker_reply&, const broker_reply&) = default;
 };
 
@@ -108,9 +113,9 @@ struct broker_reply {
 /// naming what failed and why; `reply` is set when the broker closed
 /// something. Empty (no code) when nothing failed.
 struct diagnostics {
-    std::error_code code;
-    std::string message;
-    std::optional<broker_reply> reply;
+    std::error_code code;               ///< the failure; empty when nothing failed
+    std::string message;                ///< one line naming what failed and why
+    std::optional<broker_reply> reply;  ///< what the broker said, when it closed something
 
     /// A failure without a broker reply: `code` and `message` (moved in).
     static diagnostics from(std::error_code code, std::string message = {}) {
@@ -146,11 +151,13 @@ namespace tarry {
 /// Copying never throws (the text and diagnostics are shared, immutable).
 class error : public std::system_error {
 public:
+    /// `why`, with no context: what() is its message alone.
     explicit error(amqp::diagnostics why);
-    /// `context` says what the caller was doing, e.g. "tarry consumer:
+    /// `context` says what the caller was doing, such as "tarry consumer:
     /// cannot subscribe to 'jobs'".
     error(std::string_view context, amqp::diagnostics why);
 
+    /// "context: message", or the message alone without a context (see above).
     const char* what() const noexcept override;
     /// The failure: code, message and, when the broker closed something,
     /// its reply.

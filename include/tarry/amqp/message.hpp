@@ -30,10 +30,11 @@ using wire::void_value;
 
 /// Properties (all 14 basic properties, headers among them) and a body.
 struct message {
-    basic_properties properties;
-    std::vector<std::uint8_t> body;
+    basic_properties properties;     ///< its properties, headers among them
+    std::vector<std::uint8_t> body;  ///< its body, any bytes
 
     message() = default;
+    /// These properties and this body.
     message(basic_properties p, std::vector<std::uint8_t> b)
         : properties(std::move(p)), body(std::move(b)) {}
     /// A message whose body is the bytes of `text`.
@@ -44,6 +45,7 @@ struct message {
     std::string_view body_view() const noexcept {
         return {reinterpret_cast<const char*>(body.data()), body.size()};
     }
+    /// Equal when properties and body are.
     friend bool operator==(const message&, const message&) = default;
 };
 
@@ -54,8 +56,8 @@ struct delivery {
     std::uint64_t delivery_tag = 0;  ///< per channel, from 1; what ack/nack/reject take
     bool redelivered = false;     ///< delivered before and not acknowledged
     std::string exchange;         ///< where it was published ("" = default exchange)
-    std::string routing_key;
-    message msg;
+    std::string routing_key;      ///< the routing key it was published with
+    message msg;                  ///< its properties and body
     /// Set when the content could not be read (properties that do not
     /// decode, a body above connection_config::max_body_size): `msg` then
     /// holds what could be read, and the delivery still needs settling
@@ -65,7 +67,7 @@ struct delivery {
 
 /// The result of basic.get when the queue had a message.
 struct get_result {
-    delivery item;
+    delivery item;                    ///< the message (its consumer_tag empty)
     std::uint32_t message_count = 0;  ///< messages left in the queue
 };
 
@@ -74,9 +76,9 @@ struct get_result {
 /// follows.
 struct returned_message {
     broker_reply reply;  ///< usually 312 NO_ROUTE
-    std::string exchange;
-    std::string routing_key;
-    message msg;
+    std::string exchange;     ///< where it was published
+    std::string routing_key;  ///< the routing key it was published with
+    message msg;              ///< the message as it was published
 };
 
 }  // namespace tarry::amqp

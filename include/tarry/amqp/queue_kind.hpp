@@ -9,6 +9,7 @@
 
 namespace tarry::amqp {
 
+/// The kind of queue tarry declares (x-queue-type).
 enum class queue_kind {
     classic,  ///< one node's queue (durable)
     quorum,   ///< replicated over a cluster's nodes (Raft); x-queue-type quorum

@@ -29,11 +29,11 @@ namespace tarry::amqp {
 /// The result of parse_url: on success `error` is empty and `config` holds
 /// the settings (fields the URL does not mention keep their defaults, see
 /// connection_config); on failure `error` is errc::invalid_url and `detail`
-/// names what was wrong, e.g. "port '99999' is not a number in 1..65535".
+/// names what was wrong, such as "port '99999' is not a number in 1..65535".
 struct url_parse_result {
-    connection_config config;
-    std::error_code error;
-    std::string detail;
+    connection_config config;  ///< the settings; partly filled in when parsing failed
+    std::error_code error;     ///< empty on success, errc::invalid_url on failure
+    std::string detail;        ///< what was wrong; empty on success
 };
 
 /// Parses an amqp:// or amqps:// URL into a config built on `base` (so

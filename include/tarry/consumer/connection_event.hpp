@@ -9,6 +9,7 @@ namespace tarry {
 
 /// A change in the state of the consumer's connections or subscription.
 struct connection_event {
+    /// What happened.
     enum class kind {
         connected,           ///< a connection is open (again)
         consuming,           ///< subscribed: deliveries flow (again)
@@ -24,11 +25,12 @@ struct connection_event {
         consumer_cancelled,  ///< the broker cancelled a lane's consumer (its queue deleted; RabbitMQ 4.3's
                              ///< consumer timeout): the lane keeps its jobs; another consumes in `delay`
     };
-    kind what = kind::connected;
+    kind what = kind::connected;  ///< what happened
     bool copies = false;  ///< about the connection that publishes the copies
     std::string detail;   ///< what happened, for a person (may be empty)
+    /// reconnecting, subscribe_failed, consumer_cancelled: how long until the next try
     std::chrono::milliseconds delay{0};
-    unsigned attempt = 0;
+    unsigned attempt = 0;                ///< reconnecting: the attempt's number, from 1
 
     /// One line for logs, e.g. "copies connection lost: connection reset".
     std::string text() const;

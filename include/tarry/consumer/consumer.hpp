@@ -88,6 +88,7 @@ using job_handler = std::function<job_outcome(const job&)>;
 /// (concurrently): keep them quick and thread-safe; exceptions they throw
 /// are ignored.
 struct consumer_hooks {
+    /// Every job event, of every kind, as it happens.
     std::function<void(const job_event&)> on_event;
     /// The connections' state as typed events.
     std::function<void(const connection_event&)> on_connection_event;
@@ -97,6 +98,9 @@ struct consumer_hooks {
     std::function<void(const std::string&)> on_connection;
 };
 
+/// The scheduling consumer: holds each delivery unacknowledged until it is
+/// due, then runs it; never early, nothing lost, at least once (see this
+/// header's opening comment for every promise and its threads).
 class consumer {
 public:
     /// Nothing happens until start(). Throws tarry::error (code
@@ -203,6 +207,8 @@ public:
         return boost::asio::async_initiate<Token, void()>(
             [this](auto handler) { ping_erased(std::move(handler)); }, token);
     }
+    /// The options it runs with: those given, `handlers` set by the
+    /// constructor.
     const subscription_options& options() const noexcept;
 
     class impl;

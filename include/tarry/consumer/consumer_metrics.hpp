@@ -60,7 +60,7 @@ inline constexpr std::size_t recent_dead_letters_kept = 20;
 
 /// A snapshot of the consumer's metrics; the parts may be a few jobs apart.
 struct consumer_metrics {
-    consumer_stats counters;
+    consumer_stats counters;  ///< the counters, as consumer::stats() gives them
     /// dead_lettered by reason, indexed as dead_letter_reasons.
     std::array<std::uint64_t, dead_letter_reasons.size()> dead_lettered_by_reason{};
     /// requeued by reason, indexed as requeue_reasons.
@@ -91,6 +91,7 @@ struct consumer_health {
     /// connection lost: ...", "copies connection blocked by the broker: ...",
     /// "stopping", "not started").
     std::string reason;
+    /// Both hold: consuming and copies_open.
     bool ready() const noexcept { return consuming && copies_open; }
 };
 
@@ -98,13 +99,13 @@ struct consumer_health {
 struct held_job_info {
     std::string id;          ///< message_id ("" when unset)
     wall_time due;           ///< its due time (wall clock)
-    std::uint32_t attempt = 1;
+    std::uint32_t attempt = 1;  ///< 1 for the first run (x-tarry-attempt)
     std::size_t lane = 0;    ///< the consuming channel (lane) it came from
 };
 
 /// A page of held jobs in due order.
 struct held_jobs_page {
-    std::vector<held_job_info> jobs;
+    std::vector<held_job_info> jobs;  ///< this page's jobs, in due order
     /// Pass as `after` for the next page; empty on the last page. Opaque,
     /// and stable: a cursor stays valid while jobs come and go (the next
     /// page starts after the cursor's place in due order).

@@ -30,7 +30,9 @@ struct job {
     /// Where cancel_requested() looks; set by the consumer (nothing: never).
     const control::tombstone_table* tombstones = nullptr;
 
+    /// The body as text: a view into the message.
     std::string_view body() const noexcept { return message.body_view(); }
+    /// Every property, as delivered.
     const amqp::basic_properties& properties() const noexcept { return message.properties; }
     /// The application headers (an empty table when there are none).
     const amqp::field_table& headers() const noexcept;
@@ -47,7 +49,7 @@ struct job {
 };
 
 /// Thrown by a handler (or derived from) for a failure that retrying cannot
-/// fix, e.g. invalid input: the job is dead-lettered `rejected: <what()>`
+/// fix, such as invalid input: the job is dead-lettered `rejected: <what()>`
 /// at once instead of being retried.
 class permanent_error : public std::runtime_error {
 public:
@@ -58,23 +60,32 @@ public:
 /// the job; throwing any exception counts as failure(what()).
 class job_outcome {
 public:
+    /// Which answer.
     enum class kind {
         success,  ///< done: acknowledged
         failure,  ///< failed: retried per the subscription's policy, else dead-lettered
         reject,   ///< never retry: dead-lettered now (`rejected: <reason>`)
         requeue,  ///< give it back to the queue now (nack with requeue)
     };
+    /// Done: the job is acknowledged.
     static job_outcome success() { return {kind::success, {}, {}}; }
-    /// `delay`, when given, replaces the policy's delay for this retry.
+    /// Failed with `error`: retried per the subscription's policy, else
+    /// dead-lettered. `delay`, when given, replaces the policy's delay for
+    /// this retry.
     static job_outcome failure(std::string error,
                                std::optional<std::chrono::milliseconds> delay = {}) {
         return {kind::failure, std::move(error), delay};
     }
+    /// Never retry: dead-lettered now, `rejected: <reason>`.
     static job_outcome reject(std::string reason) { return {kind::reject, std::move(reason), {}}; }
+    /// Give it back to the queue now (nack with requeue).
     static job_outcome requeue() { return {kind::requeue, {}, {}}; }
 
+    /// Which answer it is.
     kind what() const noexcept { return kind_; }
+    /// failure()'s error or reject()'s reason; empty for the others.
     const std::string& error() const noexcept { return error_; }
+    /// failure()'s own retry delay, when it was given one.
     std::optional<std::chrono::milliseconds> delay() const noexcept { return delay_; }
 
 private:

@@ -12,6 +12,7 @@ namespace tarry {
 
 /// One step in a job's life.
 struct job_event {
+    /// What happened to the job.
     enum class kind {
         run,        ///< the handler starts (at = start time)
         succeeded,  ///< handler succeeded; the ack is on its way
@@ -37,11 +38,11 @@ struct job_event {
         deduplicated,  ///< a copy of a periodic occurrence whose run claim another copy
                        ///< won: acknowledged without running and without a successor
     };
-    kind what;
+    kind what;                   ///< what happened
     std::string id;              ///< message_id ("" when unset)
     wall_time due;               ///< due time as read (zero when unreadable)
     wall_time at;                ///< when this happened
-    std::uint32_t attempt = 1;
+    std::uint32_t attempt = 1;   ///< 1 for the first run (x-tarry-attempt)
     std::string reason;          ///< dead, failed, requeued, dropped, abandoned: why
     std::optional<wall_time> next_due;  ///< retry / parked: when it comes back due
     /// The job ran, and a cancel of it was read before it ended (it is never
@@ -60,10 +61,10 @@ struct consumer_stats {
     std::uint64_t started = 0;        ///< handler calls
     std::uint64_t succeeded = 0;      ///< handler succeeded and the ack was sent
     std::uint64_t handler_failures = 0;  ///< handler failures (exception or failure())
-    std::uint64_t retried = 0;
-    std::uint64_t dead_lettered = 0;
-    std::uint64_t parked = 0;
-    std::uint64_t requeued = 0;
+    std::uint64_t retried = 0;        ///< retry copies confirmed (`retry` events)
+    std::uint64_t dead_lettered = 0;  ///< dead letters confirmed (`dead` events)
+    std::uint64_t parked = 0;         ///< parked copies confirmed (`parked` events)
+    std::uint64_t requeued = 0;       ///< given back to the queue (`requeued` events)
     std::uint64_t dropped = 0;        ///< deliveries no longer current when settled (channel lost)
     std::uint64_t copy_failures = 0;  ///< copies refused or not confirmed in time (`failed` events)
     std::uint64_t late_confirms = 0;  ///< copies confirmed after their original was settled
@@ -79,8 +80,8 @@ struct consumer_stats {
     std::uint64_t events_dropped = 0;    ///< lifecycle events not published: too many waiting, the
                                          ///< copies connection blocked, or the events channel down
     std::size_t held = 0;             ///< held now (delay queue + ready path)
-    std::size_t held_bytes = 0;
-    std::size_t running = 0;
+    std::size_t held_bytes = 0;       ///< what they count against max_held_bytes
+    std::size_t running = 0;          ///< handlers running now
 };
 
 }  // namespace tarry

@@ -17,7 +17,7 @@ namespace tarry {
 /// since the Unix epoch with six decimals (microseconds, truncated), e.g.
 /// 1767225600.250000. Always valid JSON (UTF-8), whatever the bytes: each
 /// byte of the id, reason or queue that is not part of well-formed UTF-8 is
-/// written \ufffd. Pure; any thread.
+/// written `\ufffd`. Pure; any thread.
 std::string to_json(const job_event& e, std::string_view queue);
 
 /// `t` as to_json writes it: seconds since the epoch with six decimals
@@ -26,7 +26,7 @@ std::string epoch_seconds_text(wall_time t);
 
 /// `s` as a JSON string literal, quotes included, as to_json writes strings:
 /// ", \ and control characters escaped, each byte that is not part of
-/// well-formed UTF-8 written \ufffd.
+/// well-formed UTF-8 written `\ufffd`.
 std::string json_quoted(std::string_view s);
 
 }  // namespace tarry

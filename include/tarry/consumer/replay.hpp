@@ -10,12 +10,13 @@
 
 namespace tarry {
 
+/// Which dead letters replay_dead_letters moves, from where to where.
 struct replay_options {
     /// The work queue the dead letters go back to. Required.
     std::string queue;
     /// Where they are. Empty: `<queue>.dead`.
     std::string dead_letter_queue;
-    /// Only dead letters whose x-tarry-reason starts with this (e.g.
+    /// Only dead letters whose x-tarry-reason starts with this (such as
     /// "attempts-exhausted"). Empty: all. Dead letters of unreadable
     /// messages (reason "unreadable: ...") are never replayed: they hold no
     /// job that could run (see docs/consumer.md); they are skipped.
@@ -24,6 +25,7 @@ struct replay_options {
     std::size_t limit = std::numeric_limits<std::size_t>::max();
 };
 
+/// What replay_dead_letters did.
 struct replay_result {
     std::size_t moved = 0;    ///< republished to the queue (confirmed), then removed
     std::size_t skipped = 0;  ///< left in the dead-letter queue (filter or limit)

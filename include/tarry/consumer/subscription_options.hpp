@@ -25,6 +25,9 @@ enum class handler_kind {
     coroutines,  ///< an async_job_handler, up to `max_in_flight` at once
 };
 
+/// What a consumer subscribes to and how it holds, parks, retries and
+/// dead-letters jobs. A plain value; each field says its default;
+/// validate() checks it before anything starts.
 struct subscription_options {
     /// The work queue. Required.
     std::string queue;
@@ -105,9 +108,14 @@ struct subscription_options {
     /// own timeout; docs/compatibility.md says what older versions do).
     /// Default false: the broker's configured consumer_timeout applies.
     bool consumer_timeout_argument = false;
-    /// Bounds of what is held. When full, the job due last is parked.
+    /// Bounds of what is held: jobs, and their bytes (each job's body and
+    /// encoded properties, the body alone for one due at arrival, plus 128
+    /// bytes). When full, the job due last is parked. Default 10 000 jobs,
+    /// 64 MiB.
+    ///@{
     std::size_t max_held = 10000;
     std::size_t max_held_bytes = std::size_t{64} << 20;
+    ///@}
     /// Consuming channels ("lanes"). RabbitMQ finds the delivery tag of each
     /// acknowledgement by walking its channel's unacknowledged deliveries
     /// from the oldest, and held jobs are the oldest: on one channel holding
@@ -132,9 +140,10 @@ struct subscription_options {
     /// derived: 64 per unit of capacity(), at least 512 (one socket read can carry a
     /// few hundred deliveries; a smaller bound would pause between reads).
     std::size_t max_due_waiting = 0;
-    /// Parking: wait queues `<queue>.wait.<ttl ms>` with TTLs doubling from
-    /// this up to the hold horizon; a parked job returns from the largest TTL
-    /// that brings it back before it is due. 0 = min(1 s, hold_horizon / 2).
+    /// Parking: the shortest wait queue's TTL. Wait queues
+    /// `<queue>.wait.<ttl ms>` have TTLs doubling from this up to the hold
+    /// horizon; a parked job returns from the largest TTL that brings it
+    /// back before it is due. 0 = min(1 s, hold_horizon / 2).
     std::chrono::milliseconds min_park_ttl{0};
     /// A parked job comes back at least this long before it is due.
     std::chrono::milliseconds park_margin = std::chrono::milliseconds(250);
@@ -222,6 +231,7 @@ struct subscription_options {
     /// job. Each kind's events keep their order; of the events that waited
     /// together, one kind's leave before the next kind's (docs/events.md).
     std::size_t events_per_message = 1;
+    /// The largest events_per_message validate() accepts.
     static constexpr std::size_t max_events_per_message = 1000;
 
     /// How many jobs run at once: workers (threads) or max_in_flight

@@ -24,11 +24,12 @@ struct occurrence_headers {
     std::string schedule_id;  ///< 1 to 255 bytes with the nominal text and '@'
     std::string nominal;      ///< periodic::format_nominal's text
     std::string spec;         ///< periodic::to_string's text
-    std::uint64_t number = 1;
-    std::string copy;
+    std::uint64_t number = 1; ///< 1-based number in the chain
+    std::string copy;         ///< this published copy's id (new_copy_id())
 
     /// `<schedule_id>@<nominal>`: the occurrence's message_id.
     std::string id() const { return schedule_id + "@" + nominal; }
+    /// Equal when every header is.
     friend bool operator==(const occurrence_headers&, const occurrence_headers&) = default;
 };
 

@@ -36,7 +36,11 @@ inline constexpr std::string_view reason_header = "x-tarry-reason";
 inline constexpr std::string_view generation_header = "x-tarry-generation";
 
 /// Where a due time came from.
-enum class schedule_source { perform_job_at, x_delay, default_delay };
+enum class schedule_source {
+    perform_job_at,  ///< the perform_job_at header
+    x_delay,         ///< the x-delay header
+    default_delay    ///< neither: schedule_rules::default_delay
+};
 
 /// How a consumer reads schedules: the subscription's policy values.
 struct schedule_rules {
@@ -49,7 +53,7 @@ struct schedule_rules {
 /// A schedule that was read successfully.
 struct schedule {
     wall_time due;            ///< never before this
-    schedule_source source;
+    schedule_source source;   ///< which header said so
 };
 
 /// A schedule that was refused. `reason` is the text of the x-tarry-reason
@@ -57,9 +61,10 @@ struct schedule {
 /// or "expired-before-due: <...>", always starting with one of those
 /// prefixes and naming the header and value at fault.
 struct schedule_refusal {
-    std::string reason;
+    std::string reason;  ///< the x-tarry-reason text, as above
 };
 
+/// What read_schedule found: a schedule, or why it refused one.
 using schedule_result = std::variant<schedule, schedule_refusal>;
 
 /// Reads the due time of a message that arrived at `arrival` (wall clock):

@@ -30,6 +30,9 @@
 
 namespace tarry::control {
 
+/// The run claims of one queue's periodic occurrences: which copy of an
+/// occurrence runs, the same answer for every consumer; bounded by
+/// `retention`; any thread (see this header's opening comment).
 class claim_table {
 public:
     /// How long a claim counts: a day. A second copy of an occurrence shows

@@ -12,6 +12,8 @@
 
 namespace tarry::control {
 
+/// A queue's schedules folded from its control stream's upserts and
+/// removals: the latest state per id. A value; single-threaded.
 class schedule_catalog {
 public:
     /// Takes an entry in stream order; for one id the highest generation

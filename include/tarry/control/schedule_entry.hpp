@@ -20,9 +20,9 @@
 
 namespace tarry::control {
 
-inline constexpr std::string_view upsert_type = "tarry.schedule";
-inline constexpr std::string_view removal_type = "tarry.unschedule";
-inline constexpr std::string_view claim_type = "tarry.claim";
+inline constexpr std::string_view upsert_type = "tarry.schedule";     ///< `type` of an upsert
+inline constexpr std::string_view removal_type = "tarry.unschedule";  ///< `type` of a removal
+inline constexpr std::string_view claim_type = "tarry.claim";         ///< `type` of a run claim
 
 /// A schedule's latest spec: it supersedes the upserts and removals of the
 /// same id with a lower generation, and drops their occurrences.
@@ -34,17 +34,19 @@ struct schedule_upsert {
     /// own `type`, message_id and timestamp are the entry's, not the
     /// template's, and the occurrence headers are set per occurrence).
     amqp::message template_message;
-    wall_time written{};
+    wall_time written{};           ///< when it was written (the entry's timestamp)
 
+    /// Equal when every field is.
     friend bool operator==(const schedule_upsert&, const schedule_upsert&) = default;
 };
 
 /// The schedule is gone: its occurrences of a lower generation are dropped.
 struct schedule_removal {
-    std::string schedule_id;
-    std::uint64_t generation = 0;
-    wall_time written{};
+    std::string schedule_id;       ///< 1 to 255 bytes
+    std::uint64_t generation = 0;  ///< µs since the epoch (x-tarry-generation)
+    wall_time written{};           ///< when it was written (the entry's timestamp)
 
+    /// Equal when every field is.
     friend bool operator==(const schedule_removal&, const schedule_removal&) = default;
 };
 
@@ -52,21 +54,25 @@ struct schedule_removal {
 /// x-tarry-nominal say whose).
 struct run_claim {
     std::string occurrence_id;  ///< `<schedule id>@<nominal>`
-    std::string schedule_id;
-    std::string nominal;
-    std::string copy;
-    wall_time written{};
+    std::string schedule_id;    ///< whose occurrence (x-tarry-schedule)
+    std::string nominal;        ///< which one (x-tarry-nominal)
+    std::string copy;           ///< the copy that runs it (x-tarry-copy)
+    wall_time written{};        ///< when it was written (the entry's timestamp)
 
+    /// Equal when every field is.
     friend bool operator==(const run_claim&, const run_claim&) = default;
 };
 
+/// One of the control stream's entries about schedules.
 using schedule_entry = std::variant<schedule_upsert, schedule_removal, run_claim>;
 
 /// The entry to append (persistent, delivery_mode 2). (Not to_message:
 /// that name is the tombstone's, and braces must still pick it.)
+///@{
 amqp::message to_entry(const schedule_upsert& u);
 amqp::message to_entry(const schedule_removal& r);
 amqp::message to_entry(const run_claim& c);
+///@}
 
 /// Reads a control-stream entry as one of these. Nothing when it is not:
 /// `why` is empty for an entry of another type (a tombstone, a marker) and

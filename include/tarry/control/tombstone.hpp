@@ -26,11 +26,14 @@ inline constexpr std::chrono::hours stream_max_age{7 * 24};
 /// The `type` property of a tombstone entry.
 inline constexpr std::string_view tombstone_type = "tarry.tombstone";
 
+/// "Drop every copy of job `job_id` whose generation is below
+/// `generation`" (see this header's opening comment). A plain value.
 struct tombstone {
     std::string job_id;            ///< a message_id: 1 to 255 bytes
     std::uint64_t generation = 0;  ///< µs since the epoch; copies below it are dropped
     wall_time written{};           ///< when it was written (kept to whole seconds)
 
+    /// Equal when every field is.
     friend bool operator==(const tombstone&, const tombstone&) = default;
 };
 

@@ -31,6 +31,9 @@
 
 namespace tarry::control {
 
+/// The live tombstones of one queue: whether a copy of a job is
+/// cancelled; bounded by `retention`; any thread (see this header's opening
+/// comment).
 class tombstone_table {
 public:
     /// How long a tombstone counts, by its own written time: 7 days, as
@@ -51,6 +54,7 @@ public:
     std::size_t size() const;
     /// True when no tombstone is kept: the release path's fast check.
     bool empty() const noexcept { return count_.load(std::memory_order_acquire) == 0; }
+    /// How long a tombstone counts, as given at construction.
     std::chrono::milliseconds retention() const noexcept { return retention_; }
 
 private:

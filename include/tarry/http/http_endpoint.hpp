@@ -50,17 +50,24 @@
 
 namespace tarry {
 
+/// Where the endpoint listens, its publish gateway's token, and its bounds.
+/// A plain value; each field says its default.
 struct http_endpoint_options {
     /// Where to listen: an address (not a name). 0 as the port: any free
     /// port (local_endpoint() tells which).
+    ///@{
     std::string host = "127.0.0.1";
     std::uint16_t port = 0;
+    ///@}
     /// The publish gateway's bearer token. Without one, every publish is
     /// refused (403).
     std::optional<std::string> token;
-    /// Larger request headers / bodies are refused (413).
+    /// Larger request headers / bodies are refused (413). Default 8 KiB /
+    /// 1 MiB.
+    ///@{
     std::size_t max_header_bytes = 8 * 1024;
     std::size_t max_body_bytes = 1024 * 1024;
+    ///@}
     /// Messages in one publish request, at most.
     std::size_t max_messages = 100;
     /// A request must arrive whole within this, and a publish be confirmed.
@@ -72,6 +79,10 @@ struct http_endpoint_options {
     std::chrono::milliseconds parked_cache{1000};
 };
 
+/// The HTTP endpoint of one consumer: /metrics, /healthz, /readyz, the
+/// held jobs (/jobs), a status page and a publish gateway; off unless
+/// constructed, on one executor, the consumer and the gateway's connection
+/// outliving it (see this header's opening comment for every promise).
 class http_endpoint {
 public:
     /// Serves `c`. The gateway publishes on `gateway` with confirms (a

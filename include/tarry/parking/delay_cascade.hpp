@@ -41,19 +41,23 @@
 
 namespace tarry::parking {
 
-/// binary: base 2, one queue per level. powers: base N (2 to 36), N - 1
-/// queues per level (one per non-zero digit: a message that passed one
-/// queue twice without a rejection between would be a dead-letter cycle,
-/// which RabbitMQ drops silently).
-enum class cascade_strategy { binary, powers };
+/// How a cascade counts a delay: in which base, with how many queues per
+/// level.
+enum class cascade_strategy {
+    binary,  ///< base 2, one queue per level
+    /// base N (2 to 36), N - 1 queues per level (one per non-zero digit: a
+    /// message that passed one queue twice without a rejection between
+    /// would be a dead-letter cycle, which RabbitMQ drops silently)
+    powers
+};
 
 /// What a cascade is. A plain value; check() says whether it can be one.
 struct cascade_spec {
-    cascade_strategy strategy = cascade_strategy::binary;
+    cascade_strategy strategy = cascade_strategy::binary;  ///< binary or powers
     unsigned base = 2;                          ///< 2 for binary; 2 to 36 for powers
     unsigned levels = 28;                       ///< 1 to 64
     std::chrono::milliseconds unit{1000};       ///< at least 1 ms
-    amqp::queue_kind queue_type = amqp::queue_kind::classic;
+    amqp::queue_kind queue_type = amqp::queue_kind::classic;  ///< of every queue declared
     std::string prefix = "tarry.delay";         ///< of every name declared; 1 to 100 bytes
 };
 
@@ -69,29 +73,31 @@ amqp::diagnostics check(const cascade_spec& spec);
 /// Where a delayed message goes in the end: any exchange (the default
 /// exchange "" too) and routing key.
 struct cascade_destination {
-    std::string exchange;
-    std::string routing_key;
+    std::string exchange;     ///< where it is published in the end ("" = default exchange)
+    std::string routing_key;  ///< with this routing key
 };
 
 /// A binding to declare: `source` exchange to `destination`, a queue or
 /// (to_exchange) an exchange.
 struct cascade_binding {
-    std::string source;
-    std::string destination;
-    bool to_exchange = false;
-    std::string routing_key;
+    std::string source;        ///< the exchange bound from
+    std::string destination;   ///< the queue (or exchange) bound to
+    bool to_exchange = false;  ///< destination is an exchange (exchange.bind)
+    std::string routing_key;   ///< the binding key (a pattern: topic exchanges)
 };
 
 /// What to declare, in order: exchanges, then queues, then bindings.
 struct cascade_topology {
-    std::vector<amqp::exchange_options> exchanges;
-    std::vector<amqp::queue_options> queues;
-    std::vector<cascade_binding> bindings;
+    std::vector<amqp::exchange_options> exchanges;  ///< declared first
+    std::vector<amqp::queue_options> queues;        ///< then these
+    std::vector<cascade_binding> bindings;          ///< then these
 };
 
-/// How a delay becomes whole units: up for delivery (never early), down for
-/// parking (a parked job must come back before it is due).
-enum class unit_rounding { up, down };
+/// How a delay becomes whole units.
+enum class unit_rounding {
+    up,   ///< for delivery: never early
+    down  ///< for parking: a parked job must come back before it is due
+};
 
 /// A message's way through the cascade.
 struct cascade_route {
@@ -100,11 +106,14 @@ struct cascade_route {
     unsigned hops = 0;        ///< queues it waits in (its non-zero digits)
 };
 
+/// The names, arguments, bindings and routes of one cascade (see this
+/// header's opening comment). A pure value; any thread.
 class delay_cascade {
 public:
     /// Throws std::invalid_argument with check()'s sentence.
     explicit delay_cascade(cascade_spec spec);
 
+    /// The spec given at construction.
     const cascade_spec& spec() const noexcept { return spec_; }
     /// (base^levels - 1) units: the longest delay it can make.
     std::chrono::milliseconds max_delay() const noexcept;
@@ -149,6 +158,7 @@ private:
     std::uint64_t max_units_ = 0;
 };
 
+/// "binary" or "powers".
 std::string_view to_string(cascade_strategy s) noexcept;
 /// "binary" or "powers"; nothing for any other text.
 std::optional<cascade_strategy> strategy_from_string(std::string_view text) noexcept;

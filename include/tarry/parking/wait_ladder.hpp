@@ -27,6 +27,8 @@ struct wait_queue {
     amqp::wire::field_table arguments;
 };
 
+/// The wait queues of one work queue, TTLs doubling up to the hold horizon
+/// (see this header's opening comment). A pure value.
 class wait_ladder {
 public:
     /// TTLs min_ttl, 2·min_ttl, ... while ≤ max_ttl (at least one rung:

@@ -25,6 +25,8 @@ using civil_seconds = std::chrono::local_seconds;
 
 struct cron_parse_result;
 
+/// Which civil (local) times a cron expression matches (syntax: see this
+/// header's opening comment). Made by parse_cron; a pure value, any thread.
 class cron_expression {
 public:
     /// The text it was parsed from, blanks collapsed to single spaces.
@@ -56,12 +58,12 @@ private:
 };
 
 /// The result of parse_cron: on success `error` is empty; on failure it is
-/// errc::invalid_cron and `detail` names the field and token, e.g.
+/// errc::invalid_cron and `detail` names the field and token, such as
 /// "hour: '25' is not in 0-23".
 struct cron_parse_result {
-    std::optional<cron_expression> expression;
-    std::error_code error;
-    std::string detail;
+    std::optional<cron_expression> expression;  ///< the expression; nothing on failure
+    std::error_code error;                      ///< empty on success
+    std::string detail;                         ///< what was wrong; empty on success
 };
 
 /// Parses `text`. Refuses a wrong field count, a value out of its field's

@@ -38,7 +38,7 @@ using occurrence_number = std::uint64_t;
 struct release_decision {
     bool run = false;                      ///< run the handler for it
     std::optional<wall_time> successor;    ///< the next occurrence to publish; nothing: the chain ends
-    occurrence_number successor_number = 0;
+    occurrence_number successor_number = 0; ///< the successor's number: number + 1
     bool misfired = false;                 ///< found later than misfire_threshold
 };
 

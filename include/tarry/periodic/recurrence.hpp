@@ -39,7 +39,11 @@ enum class misfire_policy {
     catch_up,  ///< run the missed occurrences one by one, at most catch_up_limit of them (the latest)
 };
 
+/// What a periodic schedule is: when (every N ms, or cron), in which zone,
+/// between which times, how many, and what a misfire does. A plain value;
+/// make_recurrence checks and compiles it.
 struct schedule_spec {
+    /// Every `interval`, or a cron expression (in time_zone).
     std::variant<every_interval, cron_expression> when;
     /// A zone of the system's tz database ("Europe/Berlin"); cron only.
     std::string time_zone = "UTC";
@@ -51,7 +55,11 @@ struct schedule_spec {
     /// The first occurrence is the time of the upsert, not the next
     /// nominal time (later ones follow the schedule).
     bool run_now = false;
+    /// What to do with an occurrence found more than misfire_threshold
+    /// late. Default run_once.
     misfire_policy misfire = misfire_policy::run_once;
+    /// How late an occurrence may be found and still count as on time.
+    /// Default 60 s.
     std::chrono::milliseconds misfire_threshold{60'000};
     std::uint32_t catch_up_limit = 10;  ///< catch_up only; >= 1
 };
@@ -65,21 +73,25 @@ struct schedule_spec {
 /// defaults, in that order.
 std::string to_string(const schedule_spec& spec);
 
+/// The result of parse_spec: the spec, or why not.
+struct spec_parse_result {
+    std::optional<schedule_spec> spec;  ///< the spec; nothing on failure
+    std::error_code error;              ///< empty on success
+    std::string detail;                 ///< the part at fault; empty on success
+};
 /// Reads what to_string writes (the order of the optional parts is free)
 /// and checks the values as make_recurrence does (loading the zone). On
 /// failure `error` is set (errc::invalid_cron, unknown_time_zone or
 /// invalid_schedule) and `detail` names the part at fault.
-struct spec_parse_result {
-    std::optional<schedule_spec> spec;
-    std::error_code error;
-    std::string detail;
-};
 spec_parse_result parse_spec(std::string_view text);
 
 struct recurrence_result;
 
+/// A schedule_spec compiled with its time zone: its nominal times. Made by
+/// make_recurrence; immutable, safe to share between threads.
 class recurrence {
 public:
+    /// The spec it was made from.
     const schedule_spec& spec() const noexcept { return spec_; }
 
     /// The first nominal time strictly after `after` and within [start, end];
@@ -94,7 +106,7 @@ public:
     /// else the first nominal time at or after now.
     std::optional<wall_time> first(wall_time now) const;
 
-    struct zone;  ///< the loaded time zone (opaque)
+    struct zone;  // the loaded time zone (opaque)
 
 private:
     friend recurrence_result make_recurrence(const schedule_spec& spec);
@@ -106,9 +118,9 @@ private:
 
 /// The result of make_recurrence: the compiled schedule, or why not.
 struct recurrence_result {
-    std::optional<recurrence> schedule;
-    std::error_code error;
-    std::string detail;
+    std::optional<recurrence> schedule;  ///< the compiled schedule; nothing on failure
+    std::error_code error;               ///< empty on success
+    std::string detail;                  ///< what was wrong; empty on success
 };
 
 /// Compiles `spec`: loads its time zone and checks it. Refuses an interval

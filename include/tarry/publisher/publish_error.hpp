@@ -6,6 +6,8 @@
 
 namespace tarry {
 
+/// Why a publish failed, beside the AMQP client's own codes
+/// (publish_category()).
 enum class publish_errc {
     delay_exceeds_max = 1,  ///< the schedule is further out than max_delay; nothing was sent
     unroutable,             ///< mandatory and no queue took it (basic.return)
@@ -15,8 +17,11 @@ enum class publish_errc {
     confirm_timeout,
 };
 
+/// The category of publish_errc; its name() is "tarry.publish".
 const std::error_category& publish_category() noexcept;
 
+/// `e` as a std::error_code of publish_category(); found by
+/// argument-dependent lookup, so a publish_errc converts to std::error_code.
 inline std::error_code make_error_code(publish_errc e) noexcept {
     return {static_cast<int>(e), publish_category()};
 }

@@ -73,7 +73,9 @@ namespace tarry {
 /// counted from the moment async_publish is called. A plain value.
 class job_schedule {
 public:
+    /// Due at once: at the publish.
     static job_schedule now() noexcept { return job_schedule(kind::now, {}, {}); }
+    /// Due at wall-clock time `t`.
     static job_schedule at(wall_time t) noexcept { return job_schedule(kind::at, t, {}); }
     /// Rounded up to the microsecond. A delay past ±1e18 µs (tens of
     /// millennia) is held as that bound, so the publish fails with
@@ -104,6 +106,8 @@ private:
     std::chrono::microseconds after_;
 };
 
+/// How a publisher publishes: limits, flags, the delay cascade, parking far
+/// jobs, the confirm timeout. A plain value; each field says its default.
 struct publisher_options {
     /// A schedule further out than this (due - now) fails with
     /// delay_exceeds_max and nothing is sent. Nothing (default) = no limit.
@@ -119,6 +123,8 @@ struct publisher_options {
     /// nothing (default) to read it from the broker on first use, from the
     /// descriptor of the cascade declared under delay_cascade_prefix.
     std::optional<parking::cascade_spec> delay_cascade;
+    /// The prefix of the cascade whose descriptor is read when
+    /// delay_cascade is nothing. Default "tarry.delay".
     std::string delay_cascade_prefix = "tarry.delay";
     /// Far jobs parked by the publisher: an async_publish job due further
     /// out than this (due − now) waits in the delay cascade (as
@@ -155,8 +161,14 @@ struct publisher_stats {
     std::uint64_t failed = 0;     ///< completed with any other error (refused ones included)
 };
 
+/// Publishes jobs with their schedule under publisher confirms, and cancels,
+/// reschedules and periodic schedules through the queue's control stream.
+/// Any thread; each operation completes exactly once with a
+/// std::error_code; the connection must outlive it (see this header's
+/// opening comment for every promise).
 class publisher {
 public:
+    /// A type-erased completion handler of `void(std::error_code)`.
     using handler = boost::asio::any_completion_handler<void(std::error_code)>;
 
     /// Publishes over `conn`, which must outlive this object. Opens nothing

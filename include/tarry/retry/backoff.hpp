@@ -17,6 +17,7 @@
 
 namespace tarry::retry {
 
+/// Delays and times of this layer: milliseconds.
 using duration = std::chrono::milliseconds;
 
 /// Uniform random numbers in [0, 1). A source is called from one thread at a
@@ -28,21 +29,28 @@ using random_source = std::function<double()>;
 random_source make_random_source(std::uint64_t seed = 0);
 
 /// How randomness spreads the computed delay d (see AWS's "Exponential
-/// Backoff and Jitter" for the names):
-///  none:         d
-///  full:         uniform in [0, d)
-///  equal:        d/2 + uniform in [0, d/2)
-///  decorrelated: uniform in [base, 3 × previous delay), then capped;
-///                the previous delay of the first retry is `base`.
-enum class jitter { none, full, equal, decorrelated };
+/// Backoff and Jitter" for the names).
+enum class jitter {
+    none,         ///< d
+    full,         ///< uniform in [0, d)
+    equal,        ///< d/2 + uniform in [0, d/2)
+    /// uniform in [base, 3 × previous delay), then capped; the previous
+    /// delay of the first retry is `base`
+    decorrelated
+};
 
-/// The shape of the delay before jitter, for n = the failed attempt number:
-///  fixed:       base
-///  exponential: base × factor^(n−1), capped at `cap`
-///  custom:      custom_delay(n, random), capped at `cap`
-enum class shape { fixed, exponential, custom };
+/// The shape of the delay before jitter, for n = the failed attempt number.
+enum class shape {
+    fixed,        ///< base
+    exponential,  ///< base × factor^(n−1), capped at `cap`
+    custom        ///< custom_delay(n, random), capped at `cap`
+};
 
+/// How long to wait before the next attempt, and when to stop: a shape, a
+/// cap, jitter and limits. A plain value (see this header's opening
+/// comment); start from fixed(), exponential(), custom() or a preset.
 struct backoff_policy {
+    /// The shape of the delay before jitter. Default exponential.
     shape kind = shape::exponential;
     /// First delay (exponential), every delay (fixed), floor (decorrelated).
     duration base = std::chrono::seconds(1);
@@ -50,6 +58,7 @@ struct backoff_policy {
     double factor = 2.0;
     /// No delay exceeds this (after jitter too).
     duration cap = std::chrono::minutes(10);
+    /// How randomness spreads the delay. Default none.
     jitter spread = jitter::none;
     /// Attempts in all, the first run included; 0 = unlimited.
     unsigned max_attempts = 0;
@@ -66,8 +75,11 @@ struct backoff_policy {
     static backoff_policy custom(std::function<duration(unsigned, random_source&)> delay,
                                  duration cap = std::chrono::hours(24 * 30));
 
+    /// A copy with `spread` = j.
     backoff_policy with_jitter(jitter j) const;
+    /// A copy with `max_attempts` = n.
     backoff_policy with_max_attempts(unsigned n) const;
+    /// A copy with `max_total` = d.
     backoff_policy with_max_total(duration d) const;
 
     /// Celery's autoretry with retry_backoff=True, retry_backoff_max=600,

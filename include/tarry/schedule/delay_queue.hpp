@@ -66,8 +66,8 @@ enum class push_result {
 
 /// Bounds of a delay_queue. The defaults mean "no bound".
 struct delay_queue_limits {
-    std::size_t max_items = std::numeric_limits<std::size_t>::max();
-    std::size_t max_bytes = std::numeric_limits<std::size_t>::max();
+    std::size_t max_items = std::numeric_limits<std::size_t>::max();  ///< items held at most
+    std::size_t max_bytes = std::numeric_limits<std::size_t>::max();  ///< their bytes at most
 };
 
 /// Counters and gauges of a delay_queue, read together under its lock.
@@ -83,9 +83,9 @@ struct delay_queue_stats {
 /// An item with the due time and byte size it was pushed with.
 template <class T>
 struct due_item {
-    T value;
-    steady_time due;
-    std::size_t bytes = 0;
+    T value;                ///< the item
+    steady_time due;        ///< when it is due
+    std::size_t bytes = 0;  ///< what it counts against the byte limit
 };
 
 /// An item's place in a delay_queue's listing order (visit()): the ready
@@ -93,10 +93,12 @@ struct due_item {
 /// time (`due`, steady-clock ticks), ties by push order. Unique per item,
 /// and fixed while the item is queued; opaque beyond that.
 struct queue_place {
-    bool ready = false;
+    bool ready = false;     ///< in the ready path (push_ready())
     std::int64_t due = 0;   ///< 0 for a ready item
     std::uint64_t seq = 0;  ///< push order
+    /// The same place: the same item.
     friend bool operator==(const queue_place&, const queue_place&) = default;
+    /// Listing order: ready items first, then by due time, ties by push order.
     friend bool operator<(const queue_place& a, const queue_place& b) noexcept {
         if (a.ready != b.ready) return a.ready;
         return a.due < b.due || (a.due == b.due && a.seq < b.seq);
@@ -138,16 +140,20 @@ struct earlier {
 
 }  // namespace detail
 
+/// A thread-safe priority queue keyed by due time that hands an item out
+/// only once it is due: never early, earliest first, bounded, sleeping
+/// without polling (see this header's opening comment for every promise).
 template <class T, clock_source Clock = steady_clock_source>
 class delay_queue {
     static_assert(std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T>,
                   "delay_queue moves items while it reorders them; T's moves must not throw");
 
 public:
-    using value_type = T;
-    using clock_type = Clock;
-    using item = due_item<T>;
+    using value_type = T;      ///< what it holds
+    using clock_type = Clock;  ///< the clock it sleeps on
+    using item = due_item<T>;  ///< an item with its due time and bytes
 
+    /// Empty, with these bounds, on this clock.
     explicit delay_queue(delay_queue_limits limits = {}, Clock clock = Clock{})
         : clock_(std::move(clock)), limits_(limits) {}
 
@@ -317,7 +323,7 @@ public:
         return out;
     }
 
-    /// Takes out every item whose std::invoke(proj, value) == key, e.g. every
+    /// Takes out every item whose std::invoke(proj, value) == key, such as every
     /// job held from one channel: q.remove(channel_id, &job::channel).
     template <class Key, class Proj = std::identity>
     std::vector<item> remove(const Key& key, Proj proj = {}) {
@@ -379,6 +385,7 @@ public:
         cv_.notify_all();
     }
 
+    /// True once close() has been called.
     bool closed() const {
         std::lock_guard lock(mutex_);
         return closed_;
@@ -389,6 +396,7 @@ public:
     /// Of those, the items in the ready path (pushed by push_ready() or
     /// push_ready_quiet() and not yet popped). A snapshot, like size().
     std::size_t ready_size() const noexcept { return ready_size_.load(std::memory_order_relaxed); }
+    /// size() == 0: a snapshot, like size().
     bool empty() const noexcept { return size() == 0; }
     /// Sum of the bytes of the items held. Lock-free; may lag as size() does.
     std::size_t bytes() const noexcept { return bytes_out_.load(std::memory_order_relaxed); }
@@ -410,12 +418,15 @@ public:
         return to_time(ready_.back().due);
     }
 
+    /// Counters and gauges, read together under the lock.
     delay_queue_stats stats() const {
         std::lock_guard lock(mutex_);
         return {held(), bytes_, pushed_, popped_, refused_, taken_out_};
     }
 
+    /// The bounds given at construction.
     const delay_queue_limits& limits() const noexcept { return limits_; }
+    /// The clock given at construction.
     const Clock& clock() const noexcept { return clock_; }
 
 private:

@@ -28,14 +28,20 @@ struct fake_clock_state;
 struct fake_sleeper;
 }
 
+/// A clock_source for unit tests that only moves when a test says so;
+/// copies share one time line, every member is thread-safe (see this
+/// header's opening comment).
 class fake_clock {
 public:
     /// Starts at an arbitrary steady time and at wall time
     /// 2024-01-01T00:00:00Z.
     fake_clock();
+    /// Starts at these times.
     fake_clock(steady_time steady_start, wall_time wall_start);
 
+    /// The steady time: where advance() has brought it.
     steady_time now() const noexcept;
+    /// The wall time: where advance() and step_wall() have brought it.
     wall_time wall_now() const noexcept;
 
     /// Moves both the steady and the wall time forward by d (d < 0 throws
@@ -79,15 +85,19 @@ public:
     /// made from. Not copyable.
     class condition_variable {
     public:
+        /// Sleeps on `clock`'s time line (its state is shared, not copied).
         explicit condition_variable(const fake_clock& clock);
         ~condition_variable();
         condition_variable(const condition_variable&) = delete;
         condition_variable& operator=(const condition_variable&) = delete;
 
+        /// Sleeps until notified (or wake_all()), `lock` released meanwhile.
         void wait(std::unique_lock<std::mutex>& lock);
         /// Returns at once when now() >= deadline; otherwise sleeps once.
         void wait_until(std::unique_lock<std::mutex>& lock, steady_time deadline);
+        /// Wakes the longest sleeper on this condition variable.
         void notify_one();
+        /// Wakes every sleeper on this condition variable.
         void notify_all();
 
     private:

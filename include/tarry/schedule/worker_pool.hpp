@@ -52,6 +52,7 @@ namespace tarry {
 /// std::exception, else "unknown exception". Empty pointer: "no exception".
 std::string exception_text(const std::exception_ptr& e);
 
+/// Counters and gauges of a worker_pool, read together under its lock.
 struct worker_pool_stats {
     std::size_t threads = 0;      ///< worker threads still taking or running jobs (abandoned too)
     std::size_t running = 0;      ///< jobs running now (abandoned ones too, until they return)
@@ -61,11 +62,14 @@ struct worker_pool_stats {
     std::uint64_t abandoned = 0;  ///< jobs still running at a stop()'s deadline, left to run alone
 };
 
+/// N threads that take due items from a delay_queue and run a handler on
+/// each; a job that throws never kills its thread, and stop() never waits
+/// past its grace (see this header's opening comment for every promise).
 template <class T, clock_source Clock = steady_clock_source>
 class worker_pool {
 public:
-    using queue_type = delay_queue<T, Clock>;
-    using item = due_item<T>;
+    using queue_type = delay_queue<T, Clock>;  ///< the queue it takes items from
+    using item = due_item<T>;                  ///< what a job runs on
     /// Runs one job on a worker thread. May move from item.value. A job
     /// that may outlive a stop()'s grace: see the promises above.
     using job_handler = std::function<void(item&)>;
@@ -143,6 +147,8 @@ public:
         return out;
     }
 
+    /// Counters and gauges, read together under the pool's lock. Not from
+    /// a worker thread of this pool.
     worker_pool_stats stats() const {
         std::lock_guard lock(shared_->mutex);
         const shared& s = *shared_;

@@ -17,10 +17,18 @@
 
 namespace tarry::amqp::wire {
 
+/// Reads AMQP's big-endian types from a span it does not own; the first
+/// failure is sticky (see this header's opening comment). Not thread-safe;
+/// cheap to copy.
 class byte_reader {
 public:
+    /// Reads `bytes`, which must outlive the reader and every view it hands out.
     explicit byte_reader(std::span<const std::uint8_t> bytes) noexcept : bytes_(bytes) {}
 
+    /// The next integer of that width, big-endian; the signed ones two's
+    /// complement. 0 when too few bytes are left (errc::truncated) or an
+    /// earlier read failed.
+    ///@{
     std::uint8_t u8() noexcept { return static_cast<std::uint8_t>(read_be(1)); }
     std::uint16_t u16() noexcept { return static_cast<std::uint16_t>(read_be(2)); }
     std::uint32_t u32() noexcept { return static_cast<std::uint32_t>(read_be(4)); }
@@ -29,7 +37,11 @@ public:
     std::int16_t i16() noexcept { return static_cast<std::int16_t>(u16()); }
     std::int32_t i32() noexcept { return static_cast<std::int32_t>(u32()); }
     std::int64_t i64() noexcept { return static_cast<std::int64_t>(u64()); }
+    ///@}
 
+    /// The next IEEE 754 single or double, big-endian; 0 on failure, as the
+    /// integers.
+    ///@{
     float f32() noexcept {
         const std::uint32_t raw = u32();
         float v;
@@ -42,6 +54,7 @@ public:
         std::memcpy(&v, &raw, sizeof v);
         return v;
     }
+    ///@}
 
     /// The next n bytes as a view into the input (empty on failure).
     std::span<const std::uint8_t> bytes(std::size_t n) noexcept {
@@ -52,7 +65,9 @@ public:
     std::string_view shortstr_view() noexcept { return as_view(bytes(u8())); }
     /// longstr: u32 length + bytes. The view points into the input.
     std::string_view longstr_view() noexcept { return as_view(bytes(u32())); }
+    /// shortstr, copied (empty on failure).
     std::string shortstr() { return std::string(shortstr_view()); }
+    /// longstr, copied (empty on failure).
     std::string longstr() { return std::string(longstr_view()); }
 
     /// Records the first failure; later calls keep the first one.
@@ -64,13 +79,18 @@ public:
         pos_ = bytes_.size();
     }
 
+    /// True until a read fails.
     bool ok() const noexcept { return !error_; }
+    /// The first failure's code; empty while ok().
     std::error_code error() const noexcept { return error_; }
     /// A one-line explanation of the first failure, e.g. "field 'x': tag 'Z'".
     const std::string& detail() const noexcept { return detail_; }
 
+    /// Bytes read so far; the span's size once a read failed.
     std::size_t position() const noexcept { return pos_; }
+    /// Bytes left to read; 0 once a read failed.
     std::size_t remaining() const noexcept { return bytes_.size() - pos_; }
+    /// True when every byte was read, or a read failed.
     bool at_end() const noexcept { return pos_ == bytes_.size(); }
 
 private:

@@ -20,10 +20,16 @@
 
 namespace tarry::amqp::wire {
 
+/// Appends AMQP's big-endian types to a vector it does not own; a value
+/// that cannot be encoded records a sticky failure (see this header's
+/// opening comment). Not thread-safe.
 class byte_writer {
 public:
+    /// Appends to `out`, which must outlive the writer.
     explicit byte_writer(std::vector<std::uint8_t>& out) noexcept : out_(out) {}
 
+    /// Appends v, big-endian; the signed ones two's complement.
+    ///@{
     void u8(std::uint8_t v) { out_.push_back(v); }
     void u16(std::uint16_t v) { write_be(v, 2); }
     void u32(std::uint32_t v) { write_be(v, 4); }
@@ -32,6 +38,9 @@ public:
     void i16(std::int16_t v) { u16(static_cast<std::uint16_t>(v)); }
     void i32(std::int32_t v) { u32(static_cast<std::uint32_t>(v)); }
     void i64(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
+    ///@}
+    /// Appends v as an IEEE 754 single or double, big-endian.
+    ///@{
     void f32(float v) {
         std::uint32_t raw;
         std::memcpy(&raw, &v, sizeof raw);
@@ -42,10 +51,16 @@ public:
         std::memcpy(&raw, &v, sizeof raw);
         u64(raw);
     }
+    ///@}
 
+    /// Appends the bytes as they are (no length).
+    ///@{
     void bytes(std::span<const std::uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
     void bytes(std::string_view s) { out_.insert(out_.end(), s.begin(), s.end()); }
+    ///@}
 
+    /// Appends a shortstr: u8 length + bytes. Over 255 bytes: appends
+    /// nothing and fails with errc::string_too_long.
     void shortstr(std::string_view s) {
         if (s.size() > 255) {
             fail(errc::string_too_long,
@@ -55,6 +70,8 @@ public:
         u8(static_cast<std::uint8_t>(s.size()));
         bytes(s);
     }
+    /// Appends a longstr: u32 length + bytes. Over 4 GiB: appends nothing
+    /// and fails with errc::string_too_long.
     void longstr(std::string_view s) {
         if (s.size() > std::numeric_limits<std::uint32_t>::max()) {
             fail(errc::string_too_long, "longstr over 4 GiB");
@@ -86,10 +103,15 @@ public:
         }
     }
 
+    /// True until a value fails to encode.
     bool ok() const noexcept { return !error_; }
+    /// The first failure's code; empty while ok().
     std::error_code error() const noexcept { return error_; }
+    /// A one-line explanation of the first failure.
     const std::string& detail() const noexcept { return detail_; }
+    /// The vector's size: every byte in it, those before this writer included.
     std::size_t size() const noexcept { return out_.size(); }
+    /// The vector written to.
     std::vector<std::uint8_t>& buffer() noexcept { return out_; }
 
 private:

@@ -38,14 +38,18 @@ namespace tarry::amqp::wire {
 /// A complete content: the header's properties and the whole body, or,
 /// when `unreadable` is set, what of them could be read.
 struct message_content {
-    basic_properties properties;
-    std::vector<std::uint8_t> body;
+    basic_properties properties;      ///< empty when they did not decode
+    std::vector<std::uint8_t> body;   ///< the whole body; empty when dropped
     /// Set when the content could not be read (see unreadable_content).
     std::optional<unreadable_content> unreadable;
 
+    /// Equal when every field is.
     friend bool operator==(const message_content&, const message_content&) = default;
 };
 
+/// Reassembles one channel's content from its header and body frames,
+/// keeping faults of the framing apart from faults of the message (see this
+/// header's opening comment). Not thread-safe: one owner calls everything.
 class content_assembler {
 public:
     /// The default limit on a content's body_size (limits.hpp).
@@ -89,6 +93,7 @@ public:
     /// Body bytes received so far for the current content (dropped ones too).
     std::uint64_t received() const noexcept { return received_; }
 
+    /// The first framing error, sticky until reset(); none while there is none.
     std::error_code error() const noexcept { return error_; }
     /// A one-line explanation of error() (empty when none).
     const std::string& detail() const noexcept { return detail_; }

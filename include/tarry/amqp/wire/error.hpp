@@ -34,6 +34,8 @@ enum class errc {
 /// The category of errc; its name() is "tarry.amqp.wire".
 const std::error_category& wire_category() noexcept;
 
+/// `e` as a std::error_code of wire_category(); found by argument-dependent
+/// lookup, so an errc converts to std::error_code.
 inline std::error_code make_error_code(errc e) noexcept {
     return {static_cast<int>(e), wire_category()};
 }

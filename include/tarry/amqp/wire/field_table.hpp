@@ -21,25 +21,30 @@ namespace tarry::amqp::wire {
 
 /// 'D': value / 10^scale. RabbitMQ reads the value as a 32-bit unsigned integer.
 struct decimal_value {
-    std::uint8_t scale = 0;
-    std::uint32_t value = 0;
+    std::uint8_t scale = 0;   ///< decimal places
+    std::uint32_t value = 0;  ///< the digits, unscaled
+    /// Equal when scale and value both are (no normalizing: 10 at scale 1
+    /// is not 1 at scale 0).
     friend bool operator==(const decimal_value&, const decimal_value&) = default;
 };
 
 /// 'T': seconds since the Unix epoch (u64).
 struct timestamp_value {
-    std::uint64_t seconds = 0;
+    std::uint64_t seconds = 0;  ///< since the Unix epoch
+    /// Equal when the seconds are.
     friend bool operator==(const timestamp_value&, const timestamp_value&) = default;
 };
 
 /// 'V': no value.
 struct void_value {
+    /// Always equal.
     friend bool operator==(const void_value&, const void_value&) = default;
 };
 
 /// 'x': raw bytes (RabbitMQ's byte array).
 struct byte_array {
-    std::vector<std::uint8_t> bytes;
+    std::vector<std::uint8_t> bytes;  ///< the bytes, as they are
+    /// Equal when the bytes are.
     friend bool operator==(const byte_array&, const byte_array&) = default;
 };
 
@@ -52,20 +57,26 @@ struct field_entry;
 class field_table {
 public:
     field_table() = default;
+    /// These entries in this order, duplicate names kept.
     field_table(std::initializer_list<field_entry> entries);
 
     /// The first value named `name`, or nullptr. The pointer is valid until
     /// the table is next modified.
     const field_value* find(std::string_view name) const noexcept;
+    /// The same, to modify the value in place.
     field_value* find(std::string_view name) noexcept;
     /// Replaces the first value named `name`, or appends it.
     void set(std::string name, field_value value);
     /// Removes every entry named `name`; returns how many were removed.
     std::size_t erase(std::string_view name);
 
+    /// The entries in order.
     const std::vector<field_entry>& entries() const noexcept { return entries_; }
+    /// The entries in order, to modify as a vector.
     std::vector<field_entry>& entries() noexcept { return entries_; }
+    /// True when it has no entry.
     bool empty() const noexcept { return entries_.empty(); }
+    /// How many entries it has, duplicates counted.
     std::size_t size() const noexcept;
 
     friend bool operator==(const field_table& a, const field_table& b);
@@ -86,13 +97,16 @@ using field_array = std::vector<field_value>;
 ///   decimal_value 'D', std::string 'S' (longstr, any bytes),
 ///   timestamp_value 'T', field_array 'A', field_table 'F', byte_array 'x'.
 struct field_value {
+    /// Every alternative, in the order listed above.
     using variant_type =
         std::variant<void_value, bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t,
                      std::int32_t, std::uint32_t, std::int64_t, float, double, decimal_value,
                      std::string, timestamp_value, field_array, field_table, byte_array>;
-    variant_type value;
+    variant_type value;  ///< the value; void_value when default-constructed
 
     field_value() = default;
+    /// Any value one of the alternatives is constructible from (std::string
+    /// for a std::string, int8 for a std::int8_t, ...).
     template <class T>
         requires std::is_constructible_v<variant_type, T&&> &&
                  (!std::is_same_v<std::remove_cvref_t<T>, field_value>)
@@ -100,15 +114,19 @@ struct field_value {
     /// A C string is a longstr, not a bool.
     field_value(const char* s);
 
+    /// The value as a T, or nullptr when it holds another alternative.
     template <class T>
     const T* get_if() const noexcept { return std::get_if<T>(&value); }
 
+    /// Equal when both hold the same alternative with equal values.
     friend bool operator==(const field_value&, const field_value&) = default;
 };
 
+/// One (name, value) pair of a field_table.
 struct field_entry {
-    std::string name;
-    field_value value;
+    std::string name;    ///< shortstr on the wire: at most 255 bytes
+    field_value value;   ///< its value
+    /// Equal when names and values are.
     friend bool operator==(const field_entry&, const field_entry&) = default;
 };
 
@@ -139,6 +157,7 @@ void encode_field_value(byte_writer& w, const field_value& v);
 /// bad_field_type, table_too_deep, table_too_large) and returns what was
 /// read so far. Never reads out of bounds; allocation is bounded by the input.
 field_table decode_table(byte_reader& r, const table_limits& limits = {});
+/// Reads an array, with the same failures and bounds as decode_table.
 field_array decode_array(byte_reader& r, const table_limits& limits = {});
 
 /// The wire tag an alternative is written with (e.g. 'd' for double).

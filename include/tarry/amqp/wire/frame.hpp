@@ -21,10 +21,10 @@ namespace tarry::amqp::wire {
 
 /// The frame types RabbitMQ sends and accepts (heartbeat is 8, not 4).
 enum class frame_type : std::uint8_t {
-    method = 1,
-    header = 2,
-    body = 3,
-    heartbeat = 8,
+    method = 1,     ///< a method and its arguments
+    header = 2,     ///< a content header: class, body size, properties
+    body = 3,       ///< a piece of a content's body
+    heartbeat = 8,  ///< a heartbeat: channel 0, no payload
 };
 
 /// "method", "header", "body", "heartbeat", or "unknown".
@@ -44,25 +44,26 @@ std::error_code check_protocol_header(std::span<const std::uint8_t> received,
 inline constexpr std::uint8_t frame_end = 0xCE;
 /// Bytes a frame adds around its payload: 7 before, 1 after.
 inline constexpr std::size_t frame_header_size = 7;
-inline constexpr std::size_t frame_overhead = frame_header_size + 1;
+inline constexpr std::size_t frame_overhead = frame_header_size + 1;  ///< 8: both
 /// The frame_max every peer must accept, and the limit before tuning.
 inline constexpr std::uint32_t min_frame_max = 4096;
 
 /// A frame that owns its payload.
 struct frame {
-    frame_type type = frame_type::heartbeat;
-    std::uint16_t channel = 0;
-    std::vector<std::uint8_t> payload;
+    frame_type type = frame_type::heartbeat;  ///< its type
+    std::uint16_t channel = 0;                ///< its channel; 0: the connection
+    std::vector<std::uint8_t> payload;        ///< without the frame header and end octet
 
+    /// Equal when type, channel and payload are.
     friend bool operator==(const frame&, const frame&) = default;
 };
 
 /// A frame whose payload points into a buffer owned by someone else (the
 /// frame_parser that produced it, see there for how long it stays valid).
 struct frame_view {
-    frame_type type = frame_type::heartbeat;
-    std::uint16_t channel = 0;
-    std::span<const std::uint8_t> payload;
+    frame_type type = frame_type::heartbeat;  ///< its type
+    std::uint16_t channel = 0;                ///< its channel; 0: the connection
+    std::span<const std::uint8_t> payload;    ///< as frame's, in the owner's buffer
 
     /// A copy that owns its payload.
     frame to_frame() const { return {type, channel, {payload.begin(), payload.end()}}; }
@@ -73,6 +74,7 @@ struct frame_view {
 [[nodiscard]] std::error_code encode_frame(std::vector<std::uint8_t>& out, frame_type type,
                                            std::uint16_t channel,
                                            std::span<const std::uint8_t> payload);
+/// The same, for a frame.
 [[nodiscard]] inline std::error_code encode_frame(std::vector<std::uint8_t>& out,
                                                   const frame& f) {
     return encode_frame(out, f.type, f.channel, f.payload);
@@ -84,6 +86,7 @@ struct frame_view {
 /// end_frame fails (truncating `out` back to `at`) with frame_too_large
 /// when the frame exceeds frame_max (0 = no limit but the u32 size field).
 std::size_t begin_frame(std::vector<std::uint8_t>& out, frame_type type, std::uint16_t channel);
+/// Ends the frame begin_frame started at `at` (see begin_frame).
 [[nodiscard]] std::error_code end_frame(std::vector<std::uint8_t>& out, std::size_t at,
                                         std::uint32_t frame_max);
 

@@ -26,6 +26,9 @@
 
 namespace tarry::amqp::wire {
 
+/// Parses a byte stream into frames, in chunks of any size: views into its
+/// own buffer, sticky errors (see this header's opening comment). Not
+/// thread-safe: one owner calls everything.
 class frame_parser {
 public:
     /// frame_max limits the whole frame (payload + 8); 0 means no limit but
@@ -34,6 +37,7 @@ public:
 
     /// Changes the limit for frames not yet returned (after connection.tune).
     void set_frame_max(std::uint32_t frame_max) noexcept { frame_max_ = frame_max; }
+    /// The current limit; 0: none but the u32 size field.
     std::uint32_t frame_max() const noexcept { return frame_max_; }
 
     /// Appends received bytes (copied). Invalidates earlier views.

@@ -55,8 +55,11 @@ constexpr std::string_view to_string(wire_type t) noexcept {
     return "?";
 }
 
-/// The C++ type a member of wire type T has.
+/// The C++ type a member of wire type T has (`type`): std::uint8_t,
+/// std::uint16_t, std::uint32_t, std::uint64_t for longlong and timestamp,
+/// bool for bit, std::string for both strings, field_table for table.
 template <wire_type T> struct wire_value;
+/// @cond
 template <> struct wire_value<wire_type::octet> { using type = std::uint8_t; };
 template <> struct wire_value<wire_type::short_> { using type = std::uint16_t; };
 template <> struct wire_value<wire_type::long_> { using type = std::uint32_t; };
@@ -66,16 +69,18 @@ template <> struct wire_value<wire_type::shortstr> { using type = std::string; }
 template <> struct wire_value<wire_type::longstr> { using type = std::string; };
 template <> struct wire_value<wire_type::timestamp> { using type = std::uint64_t; };
 template <> struct wire_value<wire_type::table> { using type = field_table; };
+/// @endcond
+/// The C++ type a member of wire type T has.
 template <wire_type T> using wire_value_t = typename wire_value<T>::type;
 
-/// One argument of method struct S: its spec name (e.g. "routing-key"), its
+/// One argument of method struct S: its spec name (such as "routing-key"), its
 /// wire type, and the member holding it.
 template <wire_type T, class S>
 struct method_field {
-    static constexpr wire_type type = T;
-    using value_type = wire_value_t<T>;
-    std::string_view name;
-    value_type S::*member;
+    static constexpr wire_type type = T;  ///< its wire type
+    using value_type = wire_value_t<T>;  ///< the member's C++ type
+    std::string_view name;  ///< the spec's name of the argument
+    value_type S::*member;  ///< the member of S that holds it
 };
 
 /// Builds a method_field; fails to compile when the member's C++ type does
@@ -89,10 +94,12 @@ constexpr method_field<T, S> field(std::string_view name, wire_value_t<T> S::*me
 /// method templates below).
 template <std::size_t N>
 struct fixed_string {
-    char chars[N]{};
+    char chars[N]{};  ///< the literal, its terminating NUL included
+    /// Copies the literal (implicit, so a literal converts to it).
     constexpr fixed_string(const char (&s)[N]) noexcept {
         for (std::size_t i = 0; i < N; ++i) chars[i] = s[i];
     }
+    /// The literal without its NUL.
     constexpr std::string_view view() const noexcept { return {chars, N - 1}; }
 };
 

@@ -51,18 +51,18 @@ using method = std::variant<
 
 /// One argument of a method: its spec name (e.g. "routing-key") and wire type.
 struct argument_info {
-    std::string_view name;
-    wire_type type;
+    std::string_view name;  ///< the spec's name, "routing-key"
+    wire_type type;  ///< its wire type
 };
 
 /// A method as the codec knows it: ids, spec name ("queue.declare"),
 /// whether content follows it, and its arguments in wire order.
 struct method_info {
-    std::uint16_t class_id;
-    std::uint16_t method_id;
-    std::string_view name;
-    bool has_content;
-    std::span<const argument_info> arguments;
+    std::uint16_t class_id;  ///< its class id (60 for basic)
+    std::uint16_t method_id;  ///< its method id within the class
+    std::string_view name;  ///< the spec's name, "queue.declare"
+    bool has_content;  ///< content (header and body frames) follows it
+    std::span<const argument_info> arguments;  ///< its arguments in wire order (static data)
 };
 
 /// Every method of `method`, in the variant's order (so catalog[i] describes

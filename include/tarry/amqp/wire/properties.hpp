@@ -23,16 +23,17 @@ struct basic_properties {
     std::optional<field_table> headers;           ///< application headers
     std::optional<std::uint8_t> delivery_mode;    ///< 1 transient, 2 persistent
     std::optional<std::uint8_t> priority;         ///< 0..9 in practice
-    std::optional<std::string> correlation_id;
-    std::optional<std::string> reply_to;
+    std::optional<std::string> correlation_id;    ///< ties a reply to its request
+    std::optional<std::string> reply_to;          ///< where a reply should go (a queue)
     std::optional<std::string> expiration;        ///< TTL as decimal milliseconds
-    std::optional<std::string> message_id;
+    std::optional<std::string> message_id;        ///< the message's id (tarry's job id)
     std::optional<std::uint64_t> timestamp;       ///< seconds since the Unix epoch
-    std::optional<std::string> type;
+    std::optional<std::string> type;              ///< a type name, for the application
     std::optional<std::string> user_id;           ///< must equal the connection's user
-    std::optional<std::string> app_id;
+    std::optional<std::string> app_id;            ///< the publishing application
     std::optional<std::string> cluster_id;        ///< deprecated, still on the wire
 
+    /// Equal when every property is (present or not, and its value).
     friend bool operator==(const basic_properties&, const basic_properties&) = default;
 };
 
@@ -40,6 +41,8 @@ struct basic_properties {
 /// Bit 0 is the continuation bit of the 0-9-1 text; class basic never
 /// needs it, so a decoder rejects it, as it rejects bit 1 (no property).
 namespace property_flag {
+/// The bit of the property of that name in basic_properties.
+///@{
 inline constexpr std::uint16_t content_type = 0x8000;
 inline constexpr std::uint16_t content_encoding = 0x4000;
 inline constexpr std::uint16_t headers = 0x2000;
@@ -54,6 +57,7 @@ inline constexpr std::uint16_t type = 0x0020;
 inline constexpr std::uint16_t user_id = 0x0010;
 inline constexpr std::uint16_t app_id = 0x0008;
 inline constexpr std::uint16_t cluster_id = 0x0004;
+///@}
 /// Every bit a basic_properties can set.
 inline constexpr std::uint16_t all = 0xfffc;
 }  // namespace property_flag
@@ -74,11 +78,12 @@ inline constexpr std::uint16_t basic_class_id = 60;
 
 /// The payload of a content-header frame (frame type 2).
 struct content_header {
-    std::uint16_t class_id = basic_class_id;
+    std::uint16_t class_id = basic_class_id;  ///< the content's class: basic
     std::uint16_t weight = 0;       ///< unused by 0-9-1, always 0
     std::uint64_t body_size = 0;    ///< total bytes in the body frames that follow
-    basic_properties properties;
+    basic_properties properties;    ///< the message's properties
 
+    /// Equal when every field is.
     friend bool operator==(const content_header&, const content_header&) = default;
 };
 

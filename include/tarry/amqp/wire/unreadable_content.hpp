@@ -15,13 +15,15 @@
 
 namespace tarry::amqp::wire {
 
+/// Why a content could not be read although its frames were sound (see
+/// this header's opening comment). A plain value.
 struct unreadable_content {
     /// The first thing found wrong, in the wire category: what decoding the
     /// properties failed with (bad_content_header for bad property flags,
     /// truncated, trailing_bytes, bad_field_type, table_too_deep,
     /// table_too_large, ...), or body_too_large.
     std::error_code error;
-    /// One line saying everything that was wrong, e.g. "properties do not
+    /// One line saying everything that was wrong, such as "properties do not
     /// decode: field 'a': field table nested deeper than 32".
     std::string detail;
     /// The properties block exactly as it came (the property-flags word
@@ -34,6 +36,7 @@ struct unreadable_content {
     /// and dropped as they came, so the content's body is empty.
     bool body_dropped = false;
 
+    /// Equal when every field is.
     friend bool operator==(const unreadable_content&, const unreadable_content&) = default;
 };
 

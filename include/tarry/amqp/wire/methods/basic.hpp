@@ -13,13 +13,19 @@ namespace tarry::amqp::wire {
 /// number of unacknowledged deliveries (0 = unlimited); global=false applies
 /// it per consumer (RabbitMQ's reading). RabbitMQ refuses prefetch_size ≠ 0.
 struct basic_qos {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 10;
     static constexpr std::string_view name = "basic.qos";
     static constexpr bool has_content = false;
-    std::uint32_t prefetch_size = 0;
-    std::uint16_t prefetch_count = 0;
-    bool global = false;
+    ///@}
+    std::uint32_t prefetch_size = 0;  ///< unacknowledged bytes; RabbitMQ takes only 0 (no limit)
+    std::uint16_t prefetch_count = 0;  ///< unacknowledged deliveries; 0 = no limit
+    bool global = false;  ///< false: for each consumer of the channel; true: shared by them all
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_qos;
@@ -27,6 +33,7 @@ struct basic_qos {
                           field<short_>("prefetch-count", &S::prefetch_count),
                           field<bit>("global", &S::global)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_qos&, const basic_qos&) = default;
 };
 
@@ -36,18 +43,24 @@ using basic_qos_ok = detail::method_without_arguments<60, 11, "basic.qos-ok">;
 /// basic.consume (client → server): start a consumer on a queue; an empty
 /// consumer_tag asks the server to make one up.
 struct basic_consume {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 20;
     static constexpr std::string_view name = "basic.consume";
     static constexpr bool has_content = false;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string queue{};
-    std::string consumer_tag{};
-    bool no_local = false;
-    bool no_ack = false;
-    bool exclusive = false;
-    bool no_wait = false;
-    field_table arguments{};
+    std::string queue{};  ///< the queue to consume from
+    std::string consumer_tag{};  ///< the consumer's tag; empty: the server makes one up
+    bool no_local = false;  ///< not this connection's publishes (RabbitMQ ignores it)
+    bool no_ack = false;  ///< deliveries count as acknowledged once sent
+    bool exclusive = false;  ///< the queue's only consumer
+    bool no_wait = false;  ///< no consume-ok in reply
+    field_table arguments{};  ///< consumer arguments (x-priority, x-consumer-timeout, ...)
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_consume;
@@ -60,6 +73,7 @@ struct basic_consume {
                           field<bit>("no-wait", &S::no_wait),
                           field<table>("arguments", &S::arguments)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_consume&, const basic_consume&) = default;
 };
 
@@ -97,43 +111,56 @@ struct recover_method {
 
 }  // namespace detail
 
-/// basic.consume-ok (server → client): the consumer's tag.
+/// basic.consume-ok (server → client): the consumer's tag (consumer_tag).
 using basic_consume_ok = detail::consumer_tag_method<21, "basic.consume-ok">;
 
 /// basic.cancel (either way): stop a consumer. RabbitMQ sends it when the
 /// queue goes away, to clients that advertise consumer_cancel_notify.
 struct basic_cancel {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 30;
     static constexpr std::string_view name = "basic.cancel";
     static constexpr bool has_content = false;
-    std::string consumer_tag{};
-    bool no_wait = false;
+    ///@}
+    std::string consumer_tag{};  ///< the consumer to stop
+    bool no_wait = false;  ///< no cancel-ok in reply
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_cancel;
         return std::tuple{field<shortstr>("consumer-tag", &S::consumer_tag),
                           field<bit>("no-wait", &S::no_wait)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_cancel&, const basic_cancel&) = default;
 };
 
-/// basic.cancel-ok (either way).
+/// basic.cancel-ok (either way): the consumer stopped (consumer_tag).
 using basic_cancel_ok = detail::consumer_tag_method<31, "basic.cancel-ok">;
 
 /// basic.publish (client → server), followed by content. mandatory asks
 /// for a basic.return when no queue gets the message. RabbitMQ refuses
 /// immediate (540).
 struct basic_publish {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 40;
     static constexpr std::string_view name = "basic.publish";
     static constexpr bool has_content = true;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string exchange{};
-    std::string routing_key{};
-    bool mandatory = false;
-    bool immediate = false;
+    std::string exchange{};  ///< where to publish; empty: the default exchange
+    std::string routing_key{};  ///< the routing key (a queue's name, through the default exchange)
+    bool mandatory = false;  ///< return the message (basic.return) when no queue takes it
+    bool immediate = false;  ///< refused by RabbitMQ (540): leave it false
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_publish;
@@ -143,20 +170,27 @@ struct basic_publish {
                           field<bit>("mandatory", &S::mandatory),
                           field<bit>("immediate", &S::immediate)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_publish&, const basic_publish&) = default;
 };
 
 /// basic.return (server → client), followed by the returned content: an
 /// unroutable mandatory message (reply_code 312 NO_ROUTE).
 struct basic_return {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 50;
     static constexpr std::string_view name = "basic.return";
     static constexpr bool has_content = true;
-    std::uint16_t reply_code = 0;
-    std::string reply_text{};
-    std::string exchange{};
-    std::string routing_key{};
+    ///@}
+    std::uint16_t reply_code = 0;  ///< why: 312 NO_ROUTE for an unroutable mandatory message
+    std::string reply_text{};  ///< the broker's words
+    std::string exchange{};  ///< where it was published
+    std::string routing_key{};  ///< its routing key
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_return;
@@ -165,21 +199,28 @@ struct basic_return {
                           field<shortstr>("exchange", &S::exchange),
                           field<shortstr>("routing-key", &S::routing_key)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_return&, const basic_return&) = default;
 };
 
 /// basic.deliver (server → client), followed by content: a message for a
 /// consumer. delivery_tag counts per channel from 1.
 struct basic_deliver {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 60;
     static constexpr std::string_view name = "basic.deliver";
     static constexpr bool has_content = true;
-    std::string consumer_tag{};
-    std::uint64_t delivery_tag = 0;
-    bool redelivered = false;
-    std::string exchange{};
-    std::string routing_key{};
+    ///@}
+    std::string consumer_tag{};  ///< the consumer it is for
+    std::uint64_t delivery_tag = 0;  ///< per channel from 1; what an ack, nack or reject names
+    bool redelivered = false;  ///< delivered before and not acknowledged
+    std::string exchange{};  ///< where it was published
+    std::string routing_key{};  ///< its routing key
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_deliver;
@@ -189,18 +230,25 @@ struct basic_deliver {
                           field<shortstr>("exchange", &S::exchange),
                           field<shortstr>("routing-key", &S::routing_key)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_deliver&, const basic_deliver&) = default;
 };
 
 /// basic.get (client → server): fetch one message, if any.
 struct basic_get {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 70;
     static constexpr std::string_view name = "basic.get";
     static constexpr bool has_content = false;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string queue{};
-    bool no_ack = false;
+    std::string queue{};  ///< the queue to fetch from
+    bool no_ack = false;  ///< the message counts as acknowledged once sent
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_get;
@@ -208,21 +256,28 @@ struct basic_get {
                           field<shortstr>("queue", &S::queue),
                           field<bit>("no-ack", &S::no_ack)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_get&, const basic_get&) = default;
 };
 
 /// basic.get-ok (server → client), followed by content; message_count is
 /// what is left in the queue.
 struct basic_get_ok {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 71;
     static constexpr std::string_view name = "basic.get-ok";
     static constexpr bool has_content = true;
-    std::uint64_t delivery_tag = 0;
-    bool redelivered = false;
-    std::string exchange{};
-    std::string routing_key{};
-    std::uint32_t message_count = 0;
+    ///@}
+    std::uint64_t delivery_tag = 0;  ///< per channel from 1; what an ack, nack or reject names
+    bool redelivered = false;  ///< delivered before and not acknowledged
+    std::string exchange{};  ///< where it was published
+    std::string routing_key{};  ///< its routing key
+    std::uint32_t message_count = 0;  ///< messages left in the queue
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_get_ok;
@@ -232,19 +287,27 @@ struct basic_get_ok {
                           field<shortstr>("routing-key", &S::routing_key),
                           field<long_>("message-count", &S::message_count)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_get_ok&, const basic_get_ok&) = default;
 };
 
 /// basic.get-empty (server → client): the queue had nothing.
 struct basic_get_empty {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 72;
     static constexpr std::string_view name = "basic.get-empty";
     static constexpr bool has_content = false;
+    ///@}
     std::string reserved_1{};  ///< "cluster-id" in 0-8
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         return std::tuple{field<wire_type::shortstr>("reserved-1", &basic_get_empty::reserved_1)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_get_empty&, const basic_get_empty&) = default;
 };
 
@@ -252,42 +315,58 @@ struct basic_get_empty {
 /// broker on a confirm channel, a publish is confirmed. multiple = every
 /// tag up to and including delivery_tag.
 struct basic_ack {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 80;
     static constexpr std::string_view name = "basic.ack";
     static constexpr bool has_content = false;
-    std::uint64_t delivery_tag = 0;
-    bool multiple = false;
+    ///@}
+    std::uint64_t delivery_tag = 0;  ///< the delivery (from the broker: the publish) acknowledged
+    bool multiple = false;  ///< every tag up to and including delivery_tag
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_ack;
         return std::tuple{field<longlong>("delivery-tag", &S::delivery_tag),
                           field<bit>("multiple", &S::multiple)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_ack&, const basic_ack&) = default;
 };
 
 /// basic.reject (client → server): give one delivery back; requeue=false
 /// dead-letters (or drops) it.
 struct basic_reject {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 90;
     static constexpr std::string_view name = "basic.reject";
     static constexpr bool has_content = false;
-    std::uint64_t delivery_tag = 0;
-    bool requeue = false;
+    ///@}
+    std::uint64_t delivery_tag = 0;  ///< the delivery given back
+    bool requeue = false;  ///< true: back to the queue; false: dead-lettered (or dropped)
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_reject;
         return std::tuple{field<longlong>("delivery-tag", &S::delivery_tag),
                           field<bit>("requeue", &S::requeue)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_reject&, const basic_reject&) = default;
 };
 
 /// basic.recover-async (client → server; deprecated): as recover, no reply.
 using basic_recover_async = detail::recover_method<100, "basic.recover-async">;
-/// basic.recover (client → server), answered by recover-ok.
+/// basic.recover (client → server), answered by recover-ok: redeliver every
+/// unacknowledged delivery of the channel; requeue=false sends them to the
+/// same consumer.
 using basic_recover = detail::recover_method<110, "basic.recover">;
 /// basic.recover-ok (server → client).
 using basic_recover_ok = detail::method_without_arguments<60, 111, "basic.recover-ok">;
@@ -297,13 +376,19 @@ using basic_recover_ok = detail::method_without_arguments<60, 111, "basic.recove
 /// dead-letters (or drops) them; from the broker on a confirm channel, the
 /// publish was not taken.
 struct basic_nack {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 60, method_id = 120;
     static constexpr std::string_view name = "basic.nack";
     static constexpr bool has_content = false;
-    std::uint64_t delivery_tag = 0;
-    bool multiple = false;
-    bool requeue = false;
+    ///@}
+    std::uint64_t delivery_tag = 0;  ///< the delivery (from the broker: the publish) refused
+    bool multiple = false;  ///< every tag up to and including delivery_tag
+    bool requeue = false;  ///< true: back to the queue; false: dead-lettered (or dropped)
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = basic_nack;
@@ -311,6 +396,7 @@ struct basic_nack {
                           field<bit>("multiple", &S::multiple),
                           field<bit>("requeue", &S::requeue)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const basic_nack&, const basic_nack&) = default;
 };
 

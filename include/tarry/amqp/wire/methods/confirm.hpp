@@ -11,14 +11,21 @@ namespace tarry::amqp::wire {
 
 /// confirm.select (client → server). The spec spells the argument "nowait".
 struct confirm_select {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 85, method_id = 10;
     static constexpr std::string_view name = "confirm.select";
     static constexpr bool has_content = false;
-    bool nowait = false;
+    ///@}
+    bool nowait = false;  ///< no select-ok in reply
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         return std::tuple{field<wire_type::bit>("nowait", &confirm_select::nowait)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const confirm_select&, const confirm_select&) = default;
 };
 

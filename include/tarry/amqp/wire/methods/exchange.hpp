@@ -11,19 +11,25 @@ namespace tarry::amqp::wire {
 /// exchange.declare (client → server): create the exchange, or with passive
 /// only check that it exists. A redeclare with other settings fails (406).
 struct exchange_declare {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 40, method_id = 10;
     static constexpr std::string_view name = "exchange.declare";
     static constexpr bool has_content = false;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string exchange{};
-    std::string type = "direct";
-    bool passive = false;
-    bool durable = false;
-    bool auto_delete = false;
-    bool internal = false;
-    bool no_wait = false;
-    field_table arguments{};
+    std::string exchange{};  ///< the exchange's name
+    std::string type = "direct";  ///< direct, fanout, topic, headers, or a plugin's type
+    bool passive = false;  ///< only check that it exists (404 when it does not)
+    bool durable = false;  ///< survives a broker restart
+    bool auto_delete = false;  ///< deleted when its last binding goes
+    bool internal = false;  ///< not publishable by clients, only bindable
+    bool no_wait = false;  ///< no declare-ok in reply
+    field_table arguments{};  ///< optional arguments (alternate-exchange, ...)
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = exchange_declare;
@@ -37,6 +43,7 @@ struct exchange_declare {
                           field<bit>("no-wait", &S::no_wait),
                           field<table>("arguments", &S::arguments)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const exchange_declare&, const exchange_declare&) = default;
 };
 
@@ -45,14 +52,20 @@ using exchange_declare_ok = detail::method_without_arguments<40, 11, "exchange.d
 
 /// exchange.delete (client → server).
 struct exchange_delete {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 40, method_id = 20;
     static constexpr std::string_view name = "exchange.delete";
     static constexpr bool has_content = false;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string exchange{};
-    bool if_unused = false;
-    bool no_wait = false;
+    std::string exchange{};  ///< the exchange's name
+    bool if_unused = false;  ///< only if nothing is bound to it
+    bool no_wait = false;  ///< no delete-ok in reply
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = exchange_delete;
@@ -61,6 +74,7 @@ struct exchange_delete {
                           field<bit>("if-unused", &S::if_unused),
                           field<bit>("no-wait", &S::no_wait)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const exchange_delete&, const exchange_delete&) = default;
 };
 
@@ -99,11 +113,14 @@ struct exchange_binding_method {
 
 }  // namespace detail
 
-/// exchange.bind (client → server): bind exchange to exchange.
+/// exchange.bind (client → server): bind exchange to exchange: route from
+/// `source` to `destination` by routing_key (and arguments, for headers
+/// exchanges).
 using exchange_bind = detail::exchange_binding_method<30, "exchange.bind">;
 /// exchange.bind-ok (server → client).
 using exchange_bind_ok = detail::method_without_arguments<40, 31, "exchange.bind-ok">;
-/// exchange.unbind (client → server).
+/// exchange.unbind (client → server): remove a binding exchange.bind made
+/// (the same source, destination, routing_key and arguments).
 using exchange_unbind = detail::exchange_binding_method<40, "exchange.unbind">;
 /// exchange.unbind-ok (server → client). Its id is 51, not 41.
 using exchange_unbind_ok = detail::method_without_arguments<40, 51, "exchange.unbind-ok">;

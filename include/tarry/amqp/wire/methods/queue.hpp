@@ -11,18 +11,24 @@ namespace tarry::amqp::wire {
 /// the server to make one up), or with passive only check that it exists.
 /// Queue type, TTLs and dead-lettering go in arguments (x-queue-type, ...).
 struct queue_declare {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 50, method_id = 10;
     static constexpr std::string_view name = "queue.declare";
     static constexpr bool has_content = false;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string queue{};
-    bool passive = false;
-    bool durable = false;
-    bool exclusive = false;
-    bool auto_delete = false;
-    bool no_wait = false;
-    field_table arguments{};
+    std::string queue{};  ///< the queue's name; empty: the server makes one up
+    bool passive = false;  ///< only check that it exists (404 when it does not)
+    bool durable = false;  ///< survives a broker restart
+    bool exclusive = false;  ///< this connection's alone, deleted when it closes
+    bool auto_delete = false;  ///< deleted when its last consumer goes
+    bool no_wait = false;  ///< no declare-ok in reply
+    field_table arguments{};  ///< x-queue-type, x-message-ttl, x-dead-letter-exchange, ...
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = queue_declare;
@@ -35,19 +41,26 @@ struct queue_declare {
                           field<bit>("no-wait", &S::no_wait),
                           field<table>("arguments", &S::arguments)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const queue_declare&, const queue_declare&) = default;
 };
 
 /// queue.declare-ok (server → client): the queue's name (as made up by the
 /// server, if asked) and its current message and consumer counts.
 struct queue_declare_ok {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 50, method_id = 11;
     static constexpr std::string_view name = "queue.declare-ok";
     static constexpr bool has_content = false;
-    std::string queue{};
-    std::uint32_t message_count = 0;
-    std::uint32_t consumer_count = 0;
+    ///@}
+    std::string queue{};  ///< the queue's name (the server's own when it made one up)
+    std::uint32_t message_count = 0;  ///< messages ready in it
+    std::uint32_t consumer_count = 0;  ///< its consumers
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = queue_declare_ok;
@@ -55,21 +68,28 @@ struct queue_declare_ok {
                           field<long_>("message-count", &S::message_count),
                           field<long_>("consumer-count", &S::consumer_count)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const queue_declare_ok&, const queue_declare_ok&) = default;
 };
 
 /// queue.bind (client → server): route messages from exchange to queue.
 struct queue_bind {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 50, method_id = 20;
     static constexpr std::string_view name = "queue.bind";
     static constexpr bool has_content = false;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string queue{};
-    std::string exchange{};
-    std::string routing_key{};
-    bool no_wait = false;
-    field_table arguments{};
+    std::string queue{};  ///< the queue to bind
+    std::string exchange{};  ///< the exchange to bind it to
+    std::string routing_key{};  ///< the binding key
+    bool no_wait = false;  ///< no bind-ok in reply
+    field_table arguments{};  ///< binding arguments (what a headers exchange matches)
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = queue_bind;
@@ -80,6 +100,7 @@ struct queue_bind {
                           field<bit>("no-wait", &S::no_wait),
                           field<table>("arguments", &S::arguments)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const queue_bind&, const queue_bind&) = default;
 };
 
@@ -88,13 +109,19 @@ using queue_bind_ok = detail::method_without_arguments<50, 21, "queue.bind-ok">;
 
 /// queue.purge (client → server): drop the queue's ready messages.
 struct queue_purge {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 50, method_id = 30;
     static constexpr std::string_view name = "queue.purge";
     static constexpr bool has_content = false;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string queue{};
-    bool no_wait = false;
+    std::string queue{};  ///< the queue to empty
+    bool no_wait = false;  ///< no purge-ok in reply
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = queue_purge;
@@ -102,6 +129,7 @@ struct queue_purge {
                           field<shortstr>("queue", &S::queue),
                           field<bit>("no-wait", &S::no_wait)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const queue_purge&, const queue_purge&) = default;
 };
 
@@ -124,20 +152,27 @@ struct message_count_method {
 
 }  // namespace detail
 
-/// queue.purge-ok (server → client).
+/// queue.purge-ok (server → client): how many messages went away
+/// (message_count).
 using queue_purge_ok = detail::message_count_method<31, "queue.purge-ok">;
 
 /// queue.delete (client → server).
 struct queue_delete {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 50, method_id = 40;
     static constexpr std::string_view name = "queue.delete";
     static constexpr bool has_content = false;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string queue{};
-    bool if_unused = false;
-    bool if_empty = false;
-    bool no_wait = false;
+    std::string queue{};  ///< the queue to delete
+    bool if_unused = false;  ///< only if it has no consumers
+    bool if_empty = false;  ///< only if it has no messages
+    bool no_wait = false;  ///< no delete-ok in reply
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = queue_delete;
@@ -147,23 +182,31 @@ struct queue_delete {
                           field<bit>("if-empty", &S::if_empty),
                           field<bit>("no-wait", &S::no_wait)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const queue_delete&, const queue_delete&) = default;
 };
 
-/// queue.delete-ok (server → client).
+/// queue.delete-ok (server → client): how many messages went away
+/// (message_count).
 using queue_delete_ok = detail::message_count_method<41, "queue.delete-ok">;
 
 /// queue.unbind (client → server). Unlike queue.bind it has no no-wait.
 struct queue_unbind {
+    /// Its identity, for the codec (method_field.hpp): class id, method
+    /// id, the spec's name, and whether content (header and body frames)
+    /// follows it.
+    ///@{
     static constexpr std::uint16_t class_id = 50, method_id = 50;
     static constexpr std::string_view name = "queue.unbind";
     static constexpr bool has_content = false;
+    ///@}
     std::uint16_t reserved_1 = 0;  ///< "ticket" in 0-8
-    std::string queue{};
-    std::string exchange{};
-    std::string routing_key{};
-    field_table arguments{};
+    std::string queue{};  ///< the queue bound
+    std::string exchange{};  ///< the exchange it is bound to
+    std::string routing_key{};  ///< the binding key
+    field_table arguments{};  ///< the binding arguments, as bound
 
+    /// Its arguments in the spec's order, for the codec (method_field.hpp).
     static constexpr auto fields() {
         using enum wire_type;
         using S = queue_unbind;
@@ -173,6 +216,7 @@ struct queue_unbind {
                           field<shortstr>("routing-key", &S::routing_key),
                           field<table>("arguments", &S::arguments)};
     }
+    /// Equal when every argument is.
     friend bool operator==(const queue_unbind&, const queue_unbind&) = default;
 };
 
