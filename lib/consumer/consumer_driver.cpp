@@ -137,7 +137,7 @@ void consumer::impl::run(detail::core_action& a) {
             // Best effort: the core makes the claim again while its
             // occurrence waits; a failure is only told.
             auto diag = std::make_shared<amqp::diagnostics>();
-            publisher_.async_publish_as_is(
+            claims_publisher_.async_publish_as_is(
                 "", control::stream_name(options_.queue), control::to_entry(x.entry), *diag,
                 asio::bind_executor(executor_, [w = weak_from_this(), diag](std::error_code ec) {
                     auto s = w.lock();

@@ -133,6 +133,9 @@ private:
     // resource alarm, and the acks of other jobs must not wait behind it.
     amqp::connection copies_conn_;
     publisher publisher_;
+    /// Run claims and the control stream's markers, on a channel of their
+    /// own with a short confirm deadline (claim_confirm_timeout).
+    publisher claims_publisher_;
     // Publishes the lifecycle events, on a channel of copies_conn_ (null when off).
     const std::shared_ptr<detail::event_publisher> events_;
     // The live cancellations (null when read_control_stream is off), the core's

@@ -53,12 +53,24 @@ amqp::connection_config copies_config_of(amqp::connection_config c) {
     return c;
 }
 
-// The publisher of copies, run claims and markers: a channel that stops
-// confirming (RabbitMQ 3.10's stream publishes after a leader change) is
-// given up after copy_confirm_timeout, as a copy is.
+// The publisher of copies: a channel that stops confirming is given up
+// after copy_confirm_timeout, as a copy is.
 publisher_options publisher_options_of(const subscription_options& o) {
     publisher_options p;
     p.confirm_timeout = o.copy_confirm_timeout;
+    return p;
+}
+
+// Run claims and markers go to the control stream, whose publishes RabbitMQ
+// 3.10 can stop confirming on a channel for good after the stream's leader
+// moved; a claim is made again every second and a marker is only waited
+// for, so a few seconds without a confirm give their channel up (and a
+// held occurrence waits that long, not copy_confirm_timeout).
+constexpr std::chrono::seconds claim_confirm_timeout{5};
+
+publisher_options claims_publisher_options() {
+    publisher_options p;
+    p.confirm_timeout = claim_confirm_timeout;
     return p;
 }
 
@@ -120,6 +132,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                        },
                                        nullptr)),
       publisher_(copies_conn_, publisher_options_of(options_)),
+      claims_publisher_(copies_conn_, claims_publisher_options()),
       events_(events_out_ ? std::make_shared<detail::event_publisher>(copies_conn_, executor_, events_out_,
                                                                        options_.events_exchange, options_.queue,
                                                                        options_.events_per_message)
@@ -129,7 +142,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
       cancels_(cancel_tables_.get()),
       claims_(options_.read_control_stream ? std::make_shared<detail::run_claims>() : nullptr),
       control_(cancel_tables_ ? std::make_shared<detail::control_reader>(
-                                 conn_, publisher_, detail::control_reader::settings{options_.queue}, cancel_tables_,
+                                 conn_, claims_publisher_, detail::control_reader::settings{options_.queue}, cancel_tables_,
                                  [this](bool attached, const std::string& detail) {
                                      using kind = connection_event::kind;
                                      tell({attached ? kind::control_attached : kind::control_failed, false,

@@ -195,6 +195,12 @@ TEST_CASE("exchange delete options: the default deletes a bound exchange") {
     CHECK(wait(again.async_declare_exchange(passive, use_future)) == amqp::reply_code::not_found);
 }
 
+// g++ 12 warns, wrongly, that Asio's coroutine frame is freed by another
+// function than allocated it (as in lib/consumer/control_reader.cpp).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 TEST_CASE("completion tokens: callbacks, use_future and use_awaitable") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
@@ -234,6 +240,10 @@ TEST_CASE("completion tokens: callbacks, use_future and use_awaitable") {
         boost::asio::detached);
     CHECK(wait(result.get_future()) == "co");
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 TEST_CASE("many channels on one connection, used from many threads") {
     TARRY_REQUIRE_BROKER(url);

@@ -132,11 +132,21 @@ std::set<std::string> judge_chains(const ledger& l, const run_events& events, co
     return forked;
 }
 
-/// Copies (id, attempt, due) run more than once: duplicates, or forks.
+/// Copies (id, attempt, due) run more than once: duplicates, or forks. A
+/// duplicate is explained when its first run began in a fault window, or
+/// when a worker dropped a delivery of that copy in one (`dropped`: its
+/// channel was lost while a copy of it was in flight, so the copy may
+/// exist beside the redelivered original, and both run at the due time,
+/// however long after the fault).
 void judge_repeats(const run_events& events, const std::set<std::string>& forked, const fault_windows& windows,
                    report& r) {
-    std::map<std::tuple<std::string_view, std::uint32_t, micros>, std::vector<seen_event>> copies;
+    using copy_key = std::tuple<std::string_view, std::uint32_t, micros>;
+    std::map<copy_key, std::vector<seen_event>> copies;
     for (const auto& s : events.runs) copies[{s.e->id, s.e->attempt, s.e->due}].push_back(s);
+    std::set<copy_key> dropped_in_fault;
+    for (const auto& s : events.all)
+        if (s.e->event == "dropped" && windows.meets(s.at, s.at, s.worker))
+            dropped_in_fault.insert({s.e->id, s.e->attempt, s.e->due});
     for (auto& [copy, runs] : copies) {
         std::stable_sort(runs.begin(), runs.end(), [](const seen_event& a, const seen_event& b) { return a.at < b.at; });
         const auto& first = runs.front();
@@ -146,7 +156,8 @@ void judge_repeats(const run_events& events, const std::set<std::string>& forked
             if (fork) {
                 r.chain_fork.add(windows.meets(first.at, runs[k].at), false, example);
             } else {
-                const bool inside = windows.meets(first.at, runs[k].at, first.worker);
+                const bool inside =
+                    windows.meets(first.at, runs[k].at, first.worker) || dropped_in_fault.count(copy) > 0;
                 r.duplicate.add(inside, inside, example);
             }
         }

@@ -188,9 +188,9 @@ struct subscription_options {
     /// within this counts as refused (event `failed`; its original stays
     /// unacknowledged). Should it be confirmed later after all, it is
     /// counted in consumer_stats::late_confirms: a possible duplicate,
-    /// never a loss. Also the publisher's confirm_timeout: a channel on
-    /// which a copy, run claim or marker waited this long is closed and
-    /// replaced (docs/consumer.md).
+    /// never a loss. Also the copies' publisher's confirm_timeout: a
+    /// channel on which a copy waited this long is closed and replaced
+    /// (run claims and markers: 5 s; docs/consumer.md).
     std::chrono::milliseconds copy_confirm_timeout = std::chrono::seconds(30);
     /// On stop(): how long running jobs may take to finish and copies in
     /// flight to be confirmed. stop() returns within shutdown_grace plus the

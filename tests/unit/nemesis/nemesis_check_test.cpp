@@ -294,6 +294,28 @@ TEST_CASE("a duplicate run outside fault windows is unexplained; one after a nod
     CHECK(r.exit_code() == 1);
 }
 
+TEST_CASE("a duplicate long after the fault is explained when a delivery of that copy was dropped in the fault") {
+    // Worker 1 was parking "p" again when a node kill took its connection:
+    // the park copy's confirm was lost (it reached the wait queue all the
+    // same) and the original went back (dropped). Both came back and ran
+    // at the due time, 100 s after the fault; "q", dropped outside any
+    // fault, ran twice too: unexplained.
+    recorded_run run;
+    run.ledger = job("p", t0 + 100 * s) + job("q", t0 + 100 * s);
+    run.faults = us(t0 + 1 * s) + " " + us(t0 + 5 * s) + " node-kill 1\n";
+    run.workers[1] = ready + line(kind::dropped, "p", t0 + 100 * s, t0 + 2 * s) +
+                     line(kind::dropped, "q", t0 + 100 * s, t0 + 50 * s) + ran("p", t0 + 100 * s, t0 + 100 * s) +
+                     ran("q", t0 + 100 * s, t0 + 100 * s) + stopped;
+    run.workers[2] = ready + ran("p", t0 + 100 * s, t0 + 100 * s + 1 * ms) +
+                     ran("q", t0 + 100 * s, t0 + 100 * s + 1 * ms) + stopped;
+    const auto r = run.check();
+    CHECK(r.duplicate.count == 2);
+    CHECK(r.duplicate.inside == 1);
+    CHECK(r.duplicate.unexplained == 1);
+    REQUIRE(r.duplicate.examples.size() == 1);
+    CHECK(r.duplicate.examples[0].find("\"q\"") != std::string::npos);
+}
+
 TEST_CASE("a run late beyond 1 s outside fault windows is unexplained; inside a pause explained") {
     recorded_run run;
     run.ledger = job("l", t0 + 1 * s) + job("l2", t0 + 10 * s) + job("l3", t0 + 20 * s);
