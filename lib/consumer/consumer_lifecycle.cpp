@@ -53,26 +53,19 @@ amqp::connection_config copies_config_of(amqp::connection_config c) {
     return c;
 }
 
-// The publisher of copies: a channel that stops confirming is given up
-// after copy_confirm_timeout, as a copy is.
-publisher_options publisher_options_of(const subscription_options& o) {
+// A publisher's options that give up a channel after `timeout` without a
+// confirm. The copies' publisher waits copy_confirm_timeout, as a copy
+// does. Run claims and markers go to the control stream, whose publishes
+// RabbitMQ 3.10 can stop confirming on a channel for good after the
+// stream's leader moved; a claim is made again every second and a marker
+// is only waited for, so claim_confirm_timeout gives their channel up (and
+// a held occurrence waits that long, not copy_confirm_timeout).
+publisher_options confirming_within(std::chrono::milliseconds timeout) {
     publisher_options p;
-    p.confirm_timeout = o.copy_confirm_timeout;
+    p.confirm_timeout = timeout;
     return p;
 }
-
-// Run claims and markers go to the control stream, whose publishes RabbitMQ
-// 3.10 can stop confirming on a channel for good after the stream's leader
-// moved; a claim is made again every second and a marker is only waited
-// for, so a few seconds without a confirm give their channel up (and a
-// held occurrence waits that long, not copy_confirm_timeout).
 constexpr std::chrono::seconds claim_confirm_timeout{5};
-
-publisher_options claims_publisher_options() {
-    publisher_options p;
-    p.confirm_timeout = claim_confirm_timeout;
-    return p;
-}
 
 // The hooks the consumer calls: the caller's, with every job event also
 // offered to `events` (when lifecycle events are on), before the caller's
@@ -131,8 +124,8 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                            if (events_) events_->connection_open();
                                        },
                                        nullptr)),
-      publisher_(copies_conn_, publisher_options_of(options_)),
-      claims_publisher_(copies_conn_, claims_publisher_options()),
+      publisher_(copies_conn_, confirming_within(options_.copy_confirm_timeout)),
+      claims_publisher_(copies_conn_, confirming_within(claim_confirm_timeout)),
       events_(events_out_ ? std::make_shared<detail::event_publisher>(copies_conn_, executor_, events_out_,
                                                                        options_.events_exchange, options_.queue,
                                                                        options_.events_per_message)

@@ -64,13 +64,10 @@ std::optional<std::uint64_t> in_flight::overdue_channel(time_point now, std::chr
     return entries_.front().channel;
 }
 
-std::vector<in_flight::done_handler> in_flight::give_up(std::uint64_t channel) {
-    std::vector<done_handler> out;
-    // Reserved: a growing vector would move-assign (see entry::done).
-    out.reserve(static_cast<std::size_t>(
-        std::count_if(entries_.begin(), entries_.end(), [&](const entry& e) { return e.channel == channel; })));
+std::vector<std::unique_ptr<in_flight::done_handler>> in_flight::give_up(std::uint64_t channel) {
+    std::vector<std::unique_ptr<done_handler>> out;
     for (auto& e : entries_)
-        if (e.channel == channel) out.push_back(std::move(*e.done));
+        if (e.channel == channel) out.push_back(std::move(e.done));
     std::erase_if(entries_, [&](const entry& e) { return e.channel == channel; });
     return out;
 }

@@ -58,7 +58,7 @@ public:
     std::optional<std::uint64_t> overdue_channel(time_point now, std::chrono::milliseconds timeout) const;
     /// Forgets every publish sent on `channel` and hands back their
     /// handlers, in the order sent (each to be failed by the caller).
-    std::vector<done_handler> give_up(std::uint64_t channel);
+    std::vector<std::unique_ptr<done_handler>> give_up(std::uint64_t channel);
 
     bool empty() const noexcept { return entries_.empty(); }
     std::size_t size() const noexcept { return entries_.size(); }
@@ -69,9 +69,9 @@ private:
         std::uint64_t channel;
         std::size_t fingerprint;
         time_point sent;
-        // Behind a pointer: entries move inside the deque, and Boost 1.81's
-        // any_completion_handler cannot be move-assigned (its operator=
-        // wraps the handler in itself instead).
+        // Behind a pointer, here and in give_up(): entries move inside the
+        // deque, and Boost 1.81's any_completion_handler cannot be
+        // move-assigned (its operator= wraps the handler in itself instead).
         std::unique_ptr<done_handler> done;
         std::unique_ptr<amqp::diagnostics> returned;  ///< set by a matched return (rare)
     };

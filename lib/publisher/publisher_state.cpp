@@ -240,7 +240,7 @@ void publisher::state::confirms_overdue() {
                                                std::to_string(timeout.count()) +
                                                " ms (confirm_timeout); the message may still have been taken. "
                                                "Its channel was closed; the next publish opens another");
-        for (auto& done : flights_.give_up(*number)) complete(std::move(done), why);
+        for (auto& done : flights_.give_up(*number)) complete(std::move(*done), why);
     }
     watch_confirms();
     close_if_done();

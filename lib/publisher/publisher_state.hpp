@@ -1,7 +1,8 @@
 // What a publisher shares with its pending operations: the confirm channel,
 // publishes waiting for it to open, publishes in flight and their confirm
-// deadline, the counters and the latest error. Kept alive by the publisher and by every pending
-// operation, so a destroyed publisher's publishes still complete.
+// deadline, the counters and the latest error. Kept alive by the publisher
+// and by every pending operation, so a destroyed publisher's publishes
+// still complete.
 #pragma once
 
 #include "in_flight.hpp"

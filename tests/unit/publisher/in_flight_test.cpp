@@ -86,7 +86,7 @@ TEST_CASE("fault: giving up on a channel fails every publish on it, in order, an
     REQUIRE(given_up.size() == 2);
     CHECK(f.size() == 1);
     CHECK_FALSE(f.land(a));  // its confirm, should it come after all, finds nothing
-    for (auto& h : given_up) r.complete(std::move(h), tarry::publish_errc::confirm_timeout);
+    for (auto& h : given_up) r.complete(std::move(*h), tarry::publish_errc::confirm_timeout);
     REQUIRE(r.done.size() == 2);
     CHECK(r.done[0].first == 1);
     CHECK(r.done[1].first == 2);
