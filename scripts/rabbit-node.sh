@@ -134,19 +134,31 @@ rabbitmq_installed() {  # VERSION -> dies unless that version can run here (a kn
   esac
 }
 
-# node_init DIR [--rabbitmq 3.10|4.0] [--consumer-timeout-ms N] [--tick-ms N] [--tls]
+# What tarry recommends for dead_letter_worker_publisher_confirm_timeout
+# (docs/reliability.md, "Broker settings"): a quorum queue's at-least-once
+# dead-lettering sends a message again after this long without a confirm
+# (RabbitMQ's default, 180 s, leaves a wait queue's jobs minutes late after
+# a node failure).
+DEAD_LETTER_RESEND_MS=10000
+
+# node_init DIR [--rabbitmq 3.10|4.0] [--consumer-timeout-ms N] [--tick-ms N]
+#               [--dead-letter-resend-ms N|default] [--tls]
 #   Refuses when a node runs in DIR. Picks a free port, writes the
 #   configuration and a random Erlang cookie. The options: see scripts/broker.
 node_init() {
   local d=$1; shift
-  local timeout_ms="" tick_ms="" tls="" version=3.10 root=""
+  local timeout_ms="" tick_ms="" tls="" version=3.10 root="" resend_ms=$DEAD_LETTER_RESEND_MS
   while [ $# -gt 0 ]; do
     case $1 in
-      --consumer-timeout-ms|--tick-ms|--rabbitmq) [ $# -ge 2 ] || die "$1 needs a value" ;;
+      --consumer-timeout-ms|--tick-ms|--rabbitmq|--dead-letter-resend-ms) [ $# -ge 2 ] || die "$1 needs a value" ;;
     esac
     case $1 in
       --consumer-timeout-ms) timeout_ms=$2; shift 2 ;;
       --tick-ms) tick_ms=$2; shift 2 ;;
+      --dead-letter-resend-ms)
+        [[ $2 =~ ^[1-9][0-9]*$ || $2 = default ]] || die "--dead-letter-resend-ms takes milliseconds or 'default', not '$2'"
+        resend_ms=$2; [ "$2" = default ] && resend_ms=""
+        shift 2 ;;
       --rabbitmq) version=$2; shift 2 ;;
       --tls) tls=1; shift ;;
       *) die "unknown option $1" ;;
@@ -198,8 +210,11 @@ node_init() {
     fi
     true
   } > "$d/rabbitmq.conf"
-  if [ -n "$tick_ms" ]; then
-    echo "[{rabbit,[{channel_tick_interval,$tick_ms}]}]." > "$d/advanced.config"
+  local rabbit_env=()
+  [ -n "$tick_ms" ] && rabbit_env+=("{channel_tick_interval,$tick_ms}")
+  [ -n "$resend_ms" ] && rabbit_env+=("{dead_letter_worker_publisher_confirm_timeout,$resend_ms}")
+  if [ ${#rabbit_env[@]} -gt 0 ]; then
+    echo "[{rabbit,[$(IFS=,; echo "${rabbit_env[*]}")]}]." > "$d/advanced.config"
   else
     echo "[]." > "$d/advanced.config"
   fi

@@ -216,6 +216,10 @@ void consumer::impl::started(const amqp::diagnostics& d) {
     done(d);
 }
 
+bool consumer::impl::start_fails_on(const amqp::diagnostics& d, std::uint64_t losses_then) const {
+    return d.code && connection_losses_ == losses_then && conn_.is_open();
+}
+
 void consumer::impl::on_open(const amqp::connection_info& info) {
     // The broker's version decides the delivery limit when none is told.
     const auto* version = info.server_properties.find("version");
@@ -228,6 +232,7 @@ void consumer::impl::on_open(const amqp::connection_info& info) {
 }
 
 asio::awaitable<void> consumer::impl::subscribe() {
+    const std::uint64_t losses = connection_losses_;
     amqp::diagnostics d = co_await declare_topology();
     // Cancels first: a job admitted before the stream is read up to its end
     // could run although a tombstone covers it.
@@ -236,7 +241,7 @@ asio::awaitable<void> consumer::impl::subscribe() {
     subscribing_ = false;
     if (!d.code) {
         core_.subscribed();
-    } else if (started_) {
+    } else if (started_ && start_fails_on(d, losses)) {
         started(d);
     } else {
         core_.subscribe_failed(d.message, now());
@@ -293,6 +298,7 @@ asio::awaitable<amqp::diagnostics> consumer::impl::open_lane(std::size_t i) {
 }
 
 asio::awaitable<void> consumer::impl::start_lane(std::size_t i) {
+    const std::uint64_t losses = connection_losses_;
     amqp::diagnostics d;
     if (!core_.lanes().up(i) || !channels_[i].is_open()) d = co_await open_lane(i);
     const std::uint32_t gen = core_.lanes().generations()->get(i);
@@ -326,7 +332,7 @@ asio::awaitable<void> consumer::impl::start_lane(std::size_t i) {
         }
     }
     if (d.code) core_.lane_start_failed(i, gen, d.message, now());
-    started(d);
+    if (!d.code || start_fails_on(d, losses)) started(d);
     execute();
 }
 

@@ -109,6 +109,10 @@ private:
     boost::asio::awaitable<amqp::diagnostics> open_lane(std::size_t lane);
     /// The first start is over: `started_` is told, once.
     void started(const amqp::diagnostics& d);
+    /// Whether `d`, a failure of a step begun when connection_losses_ was
+    /// `losses_then`, ends the first start: a refusal does; a connection
+    /// lost meanwhile does not (the reconnect subscribes again).
+    bool start_fails_on(const amqp::diagnostics& d, std::uint64_t losses_then) const;
     amqp::channel* channel_of(std::size_t lane, std::uint32_t generation);
     void settle_finished();
 
@@ -161,6 +165,7 @@ private:
     bool executing_ = false;
     bool wake_posted_ = false;
     bool subscribing_ = false;
+    std::uint64_t connection_losses_ = 0;  // of conn_, counted by its on_lost
     std::function<void(const amqp::diagnostics&)> started_;  // until the first start is over
 
     // What metrics() and health() read from any thread.

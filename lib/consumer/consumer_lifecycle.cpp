@@ -108,6 +108,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
             connection_hooks_of([this](const connection_event& e) { tell(e); }, false,
                                 [this](const amqp::connection_info& info) { on_open(info); },
                                 [this](const std::string& why) {
+                                    ++connection_losses_;
                                     if (control_) control_->detached();
                                     core_.connection_lost(why, now());
                                     execute();
@@ -254,6 +255,8 @@ void consumer::impl::stop() {
     // 1. No new deliveries: every consumer is cancelled.
     on_io_thread([this] {
         if (control_) control_->close();
+        // A start still waiting (for a reconnect, say) ends now.
+        started({make_error_code(amqp::errc::operation_cancelled), "stopped before it was consuming", {}});
         core_.stop(now());
         execute();
     }, grace_ends);

@@ -6,10 +6,12 @@
 #include "consumer_fixture.hpp"
 #include "private_broker.hpp"
 #include "tcp_relay.hpp"
+#include "tarry/control/control_stream.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 
 #include <future>
+#include <optional>
 #include <set>
 
 using namespace consumer_it;
@@ -84,6 +86,35 @@ TEST_CASE("connection cut: held jobs are dropped at once, redelivered after the 
     std::this_thread::sleep_for(500ms);
     CHECK(rc.log.count(kind::run) == 20);  // none twice
     CHECK(rc.worker.stats().channel_losses >= 1);
+    cleanup(c, o);
+}
+
+TEST_CASE("fault: the connection lost while start() subscribes: start() returns once consuming after the "
+          "reconnect, and jobs run") {
+    // A worker restarted while its node fails: the broker closed the
+    // connection as the consumer read its control stream (a nemesis run
+    // found echo_worker exiting on "cannot start ... the connection is not
+    // open"). A lost connection is not a refusal: start() goes on.
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    const auto direct = config_of(url);
+    tarry_test::tcp_relay relay(direct.host, direct.effective_port());
+    auto cfg = direct;
+    cfg.port = relay.port();
+    cfg.reconnect_backoff = tarry::retry::backoff_policy::fixed(200ms);
+    auto o = options_for(unique_name("start-cut"));
+    relay.cut_when_sent(tarry::control::stream_name(o.queue));
+    std::optional<running_consumer> rc;
+    REQUIRE_NOTHROW(rc.emplace(cfg, o));
+    CHECK(relay.cut_on_marker() == 1);
+    CHECK(rc->connections_lost() >= 1);
+    auto ch = confirm_channel(c);
+    const auto t0 = sys::now();
+    for (int i = 0; i < 5; ++i)
+        publish_raw(ch, o.queue, "s" + std::to_string(i), {{"perform_job_at", epoch(t0 + 1s)}});
+    REQUIRE(rc->log.wait_count(kind::run, 5, 10s));
+    for (const auto& r : rc->log.of(kind::run)) CHECK(r.at >= r.due);
+    rc.reset();
     cleanup(c, o);
 }
 

@@ -227,6 +227,7 @@ worker_stream read_worker_stream(std::istream& in, const std::string& name, unsi
         if (!n || *n == 0) fail(name, i + 1, lines[i], "no \"attempt\" from 1");
         e.attempt = *n;
         if (field("next_due")) e.next_due = time("next_due");
+        if (const auto* why = field("reason")) e.reason = *why;
         life().events.push_back(std::move(e));
     }
     return out;

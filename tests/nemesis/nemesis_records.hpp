@@ -81,6 +81,7 @@ struct worker_event {
     micros at = 0;
     std::uint32_t attempt = 1;
     std::optional<micros> next_due;
+    std::string reason;  // failed, dropped, ...: the worker's words
 };
 
 /// A worker process's life: its events from its "ready" line on, and

@@ -132,12 +132,21 @@ std::set<std::string> judge_chains(const ledger& l, const run_events& events, co
     return forked;
 }
 
+/// Whether a `failed` copy may have reached its queue all the same: its
+/// confirm was lost with the connection. Not when the broker refused it
+/// (basic.nack: not stored) or it was never sent (not connected).
+bool copy_outcome_unknown(const worker_event& e) {
+    return e.event == "failed" && e.reason.find("basic.nack") == std::string::npos &&
+           e.reason.find("not connected") == std::string::npos;
+}
+
 /// Copies (id, attempt, due) run more than once: duplicates, or forks. A
 /// duplicate is explained when its first run began in a fault window, or
-/// when a worker dropped a delivery of that copy in one (`dropped`: its
-/// channel was lost while a copy of it was in flight, so the copy may
-/// exist beside the redelivered original, and both run at the due time,
-/// however long after the fault).
+/// when a copy of it may have been stored twice in one: a worker dropped
+/// a delivery of that copy (`dropped`: its channel was lost while a copy
+/// of it was in flight), or a copy of it failed with its outcome unknown
+/// and was published again. Both then exist and run at the due time,
+/// however long after the fault.
 void judge_repeats(const run_events& events, const std::set<std::string>& forked, const fault_windows& windows,
                    report& r) {
     using copy_key = std::tuple<std::string_view, std::uint32_t, micros>;
@@ -145,7 +154,7 @@ void judge_repeats(const run_events& events, const std::set<std::string>& forked
     for (const auto& s : events.runs) copies[{s.e->id, s.e->attempt, s.e->due}].push_back(s);
     std::set<copy_key> dropped_in_fault;
     for (const auto& s : events.all)
-        if (s.e->event == "dropped" && windows.meets(s.at, s.at, s.worker))
+        if ((s.e->event == "dropped" || copy_outcome_unknown(*s.e)) && windows.meets(s.at, s.at, s.worker))
             dropped_in_fault.insert({s.e->id, s.e->attempt, s.e->due});
     for (auto& [copy, runs] : copies) {
         std::stable_sort(runs.begin(), runs.end(), [](const seen_event& a, const seen_event& b) { return a.at < b.at; });

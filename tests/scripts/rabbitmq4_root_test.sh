@@ -72,7 +72,7 @@ check "  and starts nothing" test ! -e "$tmp/x/port"
 # two nodes at once
 t0=$SECONDS
 "$broker" start "$a" --rabbitmq 4.0 > "$tmp/a.out" 2>&1 & pa=$!
-"$broker" start "$b" --rabbitmq 4.0 > "$tmp/b.out" 2>&1 & pb=$!
+"$broker" start "$b" --rabbitmq 4.0 --dead-letter-resend-ms default > "$tmp/b.out" 2>&1 & pb=$!
 wait $pa; ra=$?
 wait $pb; rb=$?
 if [ $ra != 0 ] || [ $rb != 0 ]; then
@@ -101,6 +101,11 @@ said=$(permitted "$b" global_qos)
 check "ctl: global QoS is denied (the node says '$said')" test "$said" = false
 check "the node directories are mounted in the root" mounted "$root$a"
 check "  and so is the root's /proc" mounted "$root/proc"
+resend=$("$broker" ctl "$a" eval "application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout)." 2>/dev/null | tail -n 1)
+check "a node resends an unconfirmed dead-letter after 10 s (it says '$resend')" test "$resend" = "{ok,10000}"
+resend=$("$broker" ctl "$b" eval "application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout)." 2>/dev/null | tail -n 1)
+check "  one started with --dead-letter-resend-ms default after RabbitMQ's 180 s (it says '$resend')" \
+  test "$resend" = "{ok,180000}"
 node_a=$(node_of "$a") node_b=$(node_of "$b")
 check "node a runs from the root" test -n "$(from_root "$node_a")"
 

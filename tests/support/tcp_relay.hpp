@@ -16,6 +16,7 @@
 #include <list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace tarry_test {
@@ -78,6 +79,21 @@ public:
         });
         return done.get_future().get();
     }
+
+    /// Once, the next time a client sends `marker` (within one read), closes
+    /// that connection as cut_all() does, before the bytes reach the
+    /// target; the others flow on. E.g. a queue's name cuts the connection
+    /// that is about to declare or consume it.
+    void cut_when_sent(std::string marker) {
+        std::promise<void> done;
+        boost::asio::post(ctx_, [&] {
+            cut_marker_ = std::move(marker);
+            done.set_value();
+        });
+        done.get_future().wait();
+    }
+    /// How many connections cut_when_sent() has closed.
+    std::size_t cut_on_marker() const noexcept { return cut_on_marker_.load(); }
 
     /// From now on, what the `n`-th connection accepted (0-based, in accept
     /// order) sends towards the target is read and dropped: the target hears
@@ -145,6 +161,16 @@ private:
             }
             if (&from == &p->a && p->head.size() < 4096)
                 p->head.append(buf.data(), std::min(n, 4096 - p->head.size()));
+            if (!cut_marker_.empty() && &from == &p->a &&
+                std::string_view(buf.data(), n).find(cut_marker_) != std::string_view::npos) {
+                cut_marker_.clear();
+                ++cut_on_marker_;
+                boost::system::error_code ignored;
+                p->a.close(ignored);
+                p->b.close(ignored);
+                pairs_.remove(p);
+                return;
+            }
             if (p->upstream_held && &from == &p->a) {  // dropped: the target never hears it
                 pump(p, from, to, buf);
                 return;
@@ -163,6 +189,8 @@ private:
     tcp::endpoint target_;
     std::list<std::shared_ptr<pair>> pairs_;
     std::atomic<std::size_t> accepted_{0};
+    std::string cut_marker_;  // cut_when_sent() (relay thread only)
+    std::atomic<std::size_t> cut_on_marker_{0};
     std::thread thread_;
 };
 

@@ -139,7 +139,11 @@ public:
     /// tarry::error (a std::system_error): code() says what failed
     /// (amqp::errc::authentication_failed, the broker's 404 for a missing
     /// queue, ...), diagnostics() carries the broker's reply, what() says
-    /// where; then nothing keeps running. Call start() or async_run() once.
+    /// where; then nothing keeps running. A connection lost after the
+    /// first connect, while it declares and subscribes (a node failing),
+    /// is no refusal: it reconnects as configured and start() returns once
+    /// consuming (stop() from another thread ends the wait). Call start()
+    /// or async_run() once.
     void start();
 
     /// Starts as start() does, without blocking, and completes once the

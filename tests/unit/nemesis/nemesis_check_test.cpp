@@ -316,6 +316,35 @@ TEST_CASE("a duplicate long after the fault is explained when a delivery of that
     CHECK(r.duplicate.examples[0].find("\"q\"") != std::string::npos);
 }
 
+TEST_CASE("a duplicate long after the fault is explained when a copy of it failed with its outcome unknown in the "
+          "fault; not when the broker refused it or it was never sent") {
+    // Worker 1's park copy of "p" failed as a node paused (missed
+    // heartbeats: it may have reached the wait queue), and the next one was
+    // confirmed: both came back and ran. "n" was refused by the broker
+    // (basic.nack: not stored) and "c" never sent (not connected), inside
+    // the same fault: their duplicates stay unexplained.
+    const auto failed = [](const std::string& id, micros due, micros at, const std::string& reason) {
+        tarry::job_event e{kind::failed, id, wall(due), wall(at), 1, reason, {}, false};
+        return tarry::to_json(e, "nemesis") + "\n";
+    };
+    recorded_run run;
+    const micros due = t0 + 100 * s;
+    run.ledger = job("p", due) + job("n", due) + job("c", due);
+    run.faults = us(t0 + 1 * s) + " " + us(t0 + 5 * s) + " pause 2\n";
+    run.workers[1] =
+        ready + failed("p", due, t0 + 2 * s, "copy to 'w' refused: missed heartbeats: the broker is unreachable") +
+        failed("n", due, t0 + 2 * s, "copy to 'w' refused: the broker refused the publish (basic.nack)") +
+        failed("c", due, t0 + 2 * s, "copy to 'w' refused: not connected") + ran("p", due, due) + ran("n", due, due) +
+        ran("c", due, due) + stopped;
+    run.workers[2] = ready + ran("p", due, due + 1 * ms) + ran("n", due, due + 1 * ms) + ran("c", due, due + 1 * ms) +
+                     stopped;
+    const auto r = run.check();
+    CHECK(r.duplicate.count == 3);
+    CHECK(r.duplicate.inside == 1);
+    CHECK(r.duplicate.unexplained == 2);
+    for (const auto& example : r.duplicate.examples) CHECK(example.find("\"p\"") == std::string::npos);
+}
+
 TEST_CASE("a run late beyond 1 s outside fault windows is unexplained; inside a pause explained") {
     recorded_run run;
     run.ledger = job("l", t0 + 1 * s) + job("l2", t0 + 10 * s) + job("l3", t0 + 20 * s);
