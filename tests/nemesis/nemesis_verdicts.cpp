@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -140,22 +141,44 @@ bool copy_outcome_unknown(const worker_event& e) {
            e.reason.find("not connected") == std::string::npos;
 }
 
+/// Two parks of one copy closer than this were two copies of it, parked
+/// side by side (one copy waits at least its wait queue's TTL between
+/// parks, many seconds beyond the hold horizon).
+constexpr micros side_by_side = 5'000'000;
+
+/// When a parked copy came to exist twice: the hop, from the last park of
+/// the single copy to the first two parks side by side, if there are two.
+std::optional<std::pair<micros, micros>> doubled_hop(std::vector<micros> parks) {
+    std::sort(parks.begin(), parks.end());
+    for (std::size_t k = 1; k < parks.size(); ++k)
+        if (parks[k] - parks[k - 1] < side_by_side) return std::pair{k >= 2 ? parks[k - 2] : parks[k - 1], parks[k]};
+    return std::nullopt;
+}
+
 /// Copies (id, attempt, due) run more than once: duplicates, or forks. A
 /// duplicate is explained when its first run began in a fault window, or
 /// when a copy of it may have been stored twice in one: a worker dropped
 /// a delivery of that copy (`dropped`: its channel was lost while a copy
-/// of it was in flight), or a copy of it failed with its outcome unknown
-/// and was published again. Both then exist and run at the due time,
-/// however long after the fault.
+/// of it was in flight), a copy of it failed with its outcome unknown and
+/// was published again, or it came to be parked twice side by side after
+/// a hop through a wait queue that met a fault (the broker's at-least-once
+/// dead-lettering or a park copy's lost confirm, sent again). Both then
+/// exist and run at the due time, however long after the fault.
 void judge_repeats(const run_events& events, const std::set<std::string>& forked, const fault_windows& windows,
                    report& r) {
     using copy_key = std::tuple<std::string_view, std::uint32_t, micros>;
     std::map<copy_key, std::vector<seen_event>> copies;
     for (const auto& s : events.runs) copies[{s.e->id, s.e->attempt, s.e->due}].push_back(s);
-    std::set<copy_key> dropped_in_fault;
-    for (const auto& s : events.all)
+    std::set<copy_key> stored_twice_in_fault;
+    std::map<copy_key, std::vector<micros>> parks;
+    for (const auto& s : events.all) {
         if ((s.e->event == "dropped" || copy_outcome_unknown(*s.e)) && windows.meets(s.at, s.at, s.worker))
-            dropped_in_fault.insert({s.e->id, s.e->attempt, s.e->due});
+            stored_twice_in_fault.insert({s.e->id, s.e->attempt, s.e->due});
+        if (s.e->event == "parked") parks[{s.e->id, s.e->attempt, s.e->due}].push_back(s.at);
+    }
+    for (const auto& [copy, at] : parks)
+        if (const auto hop = doubled_hop(at); hop && windows.meets(hop->first, hop->second))
+            stored_twice_in_fault.insert(copy);
     for (auto& [copy, runs] : copies) {
         std::stable_sort(runs.begin(), runs.end(), [](const seen_event& a, const seen_event& b) { return a.at < b.at; });
         const auto& first = runs.front();
@@ -166,7 +189,7 @@ void judge_repeats(const run_events& events, const std::set<std::string>& forked
                 r.chain_fork.add(windows.meets(first.at, runs[k].at), false, example);
             } else {
                 const bool inside =
-                    windows.meets(first.at, runs[k].at, first.worker) || dropped_in_fault.count(copy) > 0;
+                    windows.meets(first.at, runs[k].at, first.worker) || stored_twice_in_fault.count(copy) > 0;
                 r.duplicate.add(inside, inside, example);
             }
         }

@@ -345,6 +345,34 @@ TEST_CASE("a duplicate long after the fault is explained when a copy of it faile
     for (const auto& example : r.duplicate.examples) CHECK(example.find("\"p\"") == std::string::npos);
 }
 
+TEST_CASE("a duplicate is explained when its job came to be parked twice side by side across a fault: the broker "
+          "held it twice") {
+    // "p" waits in 16 s hops. A node kill during one hop left two copies
+    // of it (a dead-letter or a park copy whose confirm was lost, sent
+    // again): from then on two copies are parked side by side, and both
+    // run at the due time, long after the fault. "q" is doubled the same
+    // way during a hop with no fault: unexplained.
+    recorded_run run;
+    const micros due = t0 + 200 * s;
+    run.ledger = job("p", due) + job("q", due);
+    run.faults = us(t0 + 40 * s) + " " + us(t0 + 45 * s) + " node-kill 2\n";
+    std::string w1 = ready, w2 = ready;
+    for (int hop = 0; hop < 10; ++hop) {
+        const micros at = t0 + (10 + 16 * hop) * s;
+        w1 += line(kind::parked, "p", due, at, 1, due) + line(kind::parked, "q", due, at + 60 * s, 1, due);
+        if (at > t0 + 45 * s) w2 += line(kind::parked, "p", due, at + 300 * ms, 1, due);  // the second copy
+        if (at + 60 * s > t0 + 100 * s) w2 += line(kind::parked, "q", due, at + 60 * s + 300 * ms, 1, due);
+    }
+    run.workers[1] = w1 + ran("p", due, due) + ran("q", due, due) + stopped;
+    run.workers[2] = w2 + ran("p", due, due + 1 * ms) + ran("q", due, due + 1 * ms) + stopped;
+    const auto r = run.check();
+    CHECK(r.duplicate.count == 2);
+    CHECK(r.duplicate.inside == 1);
+    CHECK(r.duplicate.unexplained == 1);
+    REQUIRE(r.duplicate.examples.size() == 1);
+    CHECK(r.duplicate.examples[0].find("\"q\"") != std::string::npos);
+}
+
 TEST_CASE("a run late beyond 1 s outside fault windows is unexplained; inside a pause explained") {
     recorded_run run;
     run.ledger = job("l", t0 + 1 * s) + job("l2", t0 + 10 * s) + job("l3", t0 + 20 * s);
