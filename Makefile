@@ -76,7 +76,7 @@ test-partitions: build
 # The worker fault tests at full load (a worker killed holding 10 000 jobs
 # with 1 000 parked, ...) on a private broker; `test` runs them at a tenth.
 test-long: build
-	@TARRY_FAULT_JOBS=10000 scripts/with-broker meson test -C $(BUILD) integration_worker_faults integration_consumer --print-errorlogs
+	@TARRY_FAULT_JOBS=10000 scripts/with-broker meson test -C $(BUILD) integration_worker_faults integration_consumer_schedule integration_consumer_recovery integration_consumer_control --print-errorlogs
 
 # The nemesis (not in `test`, not in CI; docs/reliability.md, "The nemesis
 # run"): three nodes in network namespaces (scripts/cluster --netns; root),

@@ -150,11 +150,8 @@ TEST_CASE("a running job is not interrupted: the handler can see the cancel, its
 TEST_CASE("fault: the connection is cut, then a cancel is written: the reconnected consumer reads on and drops it") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto direct = config_of(url);
-    tarry_test::tcp_relay relay(direct.host, direct.effective_port());
-    auto cfg = direct;
-    cfg.port = relay.port();
-    cfg.reconnect_backoff = tarry::retry::backoff_policy::fixed(300ms);
+    auto relay = relay_to(url);
+    const auto cfg = through(relay, url, 300ms);
     auto o = options_for(unique_name("cancel-cut"));
     running_consumer rc(cfg, o);
     control_stream_cleanup stream{c, o.queue};

@@ -5,6 +5,7 @@
 
 #include "amqp_client.hpp"
 #include "private_broker.hpp"
+#include "tcp_relay.hpp"
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/consumer/consumer.hpp"
@@ -85,6 +86,21 @@ inline tarry::subscription_options options_for(const std::string& queue) {
 }
 
 /// A started consumer whose events land in `log`.
+/// A relay in front of the broker at `url`, for tests that cut the
+/// consumer's connection.
+inline tarry_test::tcp_relay relay_to(const std::string& url) {
+    const auto direct = config_of(url);
+    return tarry_test::tcp_relay(direct.host, direct.effective_port());
+}
+/// `url`'s connection config through `relay`, reconnecting every `every`.
+inline amqp::connection_config through(const tarry_test::tcp_relay& relay, const std::string& url,
+                                       std::chrono::milliseconds every) {
+    auto cfg = config_of(url);
+    cfg.port = relay.port();
+    cfg.reconnect_backoff = tarry::retry::backoff_policy::fixed(every);
+    return cfg;
+}
+
 struct running_consumer {
     running_consumer(const std::string& url, tarry::subscription_options o,
                      tarry::job_handler h = succeed)

@@ -59,11 +59,8 @@ double ms(Duration d) {
 TEST_CASE("connection cut: held jobs are dropped at once, redelivered after the reconnect, each run once") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto direct = config_of(url);
-    tarry_test::tcp_relay relay(direct.host, direct.effective_port());
-    auto cfg = direct;
-    cfg.port = relay.port();
-    cfg.reconnect_backoff = tarry::retry::backoff_policy::fixed(200ms);
+    auto relay = relay_to(url);
+    const auto cfg = through(relay, url, 200ms);
     auto o = options_for(unique_name("recovery"));
     running_consumer rc(cfg, o);
     auto ch = confirm_channel(c);
@@ -97,11 +94,8 @@ TEST_CASE("fault: the connection lost while start() subscribes: start() returns 
     // open"). A lost connection is not a refusal: start() goes on.
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto direct = config_of(url);
-    tarry_test::tcp_relay relay(direct.host, direct.effective_port());
-    auto cfg = direct;
-    cfg.port = relay.port();
-    cfg.reconnect_backoff = tarry::retry::backoff_policy::fixed(200ms);
+    auto relay = relay_to(url);
+    const auto cfg = through(relay, url, 200ms);
     auto o = options_for(unique_name("start-cut"));
     relay.cut_when_sent(tarry::control::stream_name(o.queue));
     std::optional<running_consumer> rc;

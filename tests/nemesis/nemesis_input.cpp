@@ -109,6 +109,9 @@ ledger read_ledger(std::istream& in, const std::string& name) {
         } else if (record == "reschedule") {
             r.expect_words(4, "reschedule ID NEW_DUE_US CONFIRMED_US");
             l.reschedules.push_back({std::string(r.w[1]), r.time(2, "NEW_DUE_US"), r.time(3, "CONFIRMED_US")});
+        } else if (record == "unconfirmed") {
+            r.expect_words(3, "unconfirmed ID NEW_DUE_US");
+            l.unconfirmed.push_back({std::string(r.w[1]), r.time(2, "NEW_DUE_US")});
         } else if (record == "schedule") {
             if (r.w.size() < 4) r.bad("expected 'schedule ID ADDED_US SPEC'");
             const std::string spec(r.text.substr(static_cast<std::size_t>(r.w[3].data() - r.text.data())));
@@ -116,17 +119,19 @@ ledger read_ledger(std::istream& in, const std::string& name) {
             if (!parsed.spec) r.bad("bad schedule spec (" + parsed.detail + ")");
             for (const auto& s : l.schedules)
                 if (s.id == r.w[1]) r.bad("schedule given twice");
-            l.schedules.push_back({std::string(r.w[1]), r.time(2, "ADDED_US"), spec, std::nullopt});
+            l.schedules.push_back({std::string(r.w[1]), r.time(2, "ADDED_US"), spec, std::nullopt, std::nullopt});
         } else if (record == "unschedule") {
-            r.expect_words(3, "unschedule ID REMOVED_US");
+            if (r.w.size() != 3 && r.w.size() != 4) r.bad("expected 'unschedule ID REMOVED_US [FIRST_SENT_US]'");
             schedule_record* found = nullptr;
             for (auto& s : l.schedules)
                 if (s.id == r.w[1]) found = &s;
             if (!found) r.bad("no schedule line before it");
             if (found->removed) r.bad("schedule removed twice");
             found->removed = r.time(2, "REMOVED_US");
+            found->removal_sent = r.w.size() == 4 ? r.time(3, "FIRST_SENT_US") : *found->removed;
+            if (*found->removal_sent > *found->removed) r.bad("FIRST_SENT_US after REMOVED_US");
         } else {
-            r.bad("unknown record (job, cancel, reschedule, schedule, unschedule)");
+            r.bad("unknown record (job, cancel, reschedule, unconfirmed, schedule, unschedule)");
         }
     }
     return l;

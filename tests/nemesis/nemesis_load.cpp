@@ -50,6 +50,8 @@ struct command {
     enum { cancel, reschedule, unschedule } what;
     std::string id;
     sys::time_point new_due;  ///< reschedule
+    /// When it was first sent: a try not confirmed may have taken effect.
+    std::optional<sys::time_point> first_sent;
 };
 
 /// What the completion handlers share with the load's thread.
@@ -168,14 +170,15 @@ struct load::impl {
             const double k = uniform(0, 1);
             const auto at = uniform_ms(ms(2000), delta - ms(8000));
             if (k < 0.06) {
-                cmd.emplace(steady::now() + at, command{command::cancel, id, {}});
+                cmd.emplace(steady::now() + at, command{command::cancel, id, {}, std::nullopt});
             } else if (k < 0.12) {
                 const auto from = now + at;
                 const ms left = std::min(o.horizon, std::chrono::duration_cast<ms>(o.end - from));
                 if (left >= ms(8000))
                     cmd.emplace(steady::now() + at,
                                 command{command::reschedule, id,
-                                        std::chrono::floor<std::chrono::microseconds>(from + uniform_ms(ms(8000), left))});
+                                        std::chrono::floor<std::chrono::microseconds>(from + uniform_ms(ms(8000), left)),
+                                        std::nullopt});
             }
         }
         auto msg = job_message(id, j);
@@ -229,12 +232,16 @@ struct load::impl {
     }
 
     void issue(command cmd) {
+        if (!cmd.first_sent) cmd.first_sent = sys::now();
         // A failed command is repeated a second later (it may have taken effect).
         auto done = [s = s](command c, std::error_code ec) {
             std::lock_guard lock(s->m);
             --s->in_flight;
             if (ec) {
                 ++s->c.repeated;
+                // Its copy may be stored all the same (its confirm lost).
+                if (c.what == command::reschedule)
+                    s->write("unconfirmed " + c.id + " " + std::to_string(micros_of(c.new_due)));
                 s->commands.emplace(steady::now() + ms(1000), std::move(c));
                 return;
             }
@@ -253,7 +260,8 @@ struct load::impl {
                     break;
                 case command::unschedule:
                     ++s->c.unschedules;
-                    s->write("unschedule " + c.id + " " + confirmed);
+                    s->write("unschedule " + c.id + " " + confirmed + " " +
+                             std::to_string(micros_of(c.first_sent.value_or(sys::now()))));
                     break;
             }
         };
@@ -303,7 +311,7 @@ struct load::impl {
             if (!removed && now >= removal) {
                 removed = true;
                 std::lock_guard lock(s->m);
-                s->commands.emplace(now, command{command::unschedule, removed_schedule, {}});
+                s->commands.emplace(now, command{command::unschedule, removed_schedule, {}, std::nullopt});
             }
             issue_commands();
         }

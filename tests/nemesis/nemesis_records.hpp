@@ -40,13 +40,22 @@ struct reschedule_record {
     micros due = 0;
     micros confirmed = 0;
 };
+/// A try of a reschedule that was not confirmed (it was then sent again):
+/// its copy, due `due`, may have been stored all the same.
+struct unconfirmed_copy {
+    std::string id;
+    micros due = 0;
+};
 /// A periodic schedule: upserted (confirmed) at `added`, its spec in
-/// periodic::to_string's words, removed (confirmed) at `removed` if it was.
+/// periodic::to_string's words, removed (confirmed) at `removed` if it was,
+/// that removal first sent at `removal_sent` (a try not confirmed may have
+/// taken effect: the chain may end from then on).
 struct schedule_record {
     std::string id;
     micros added = 0;
     std::string spec;
     std::optional<micros> removed;
+    std::optional<micros> removal_sent;
 };
 
 /// The publisher's ledger: every command the broker confirmed.
@@ -54,6 +63,7 @@ struct ledger {
     std::vector<job_record> jobs;
     std::vector<cancel_record> cancels;
     std::vector<reschedule_record> reschedules;
+    std::vector<unconfirmed_copy> unconfirmed;
     std::vector<schedule_record> schedules;
 };
 

@@ -157,28 +157,31 @@ std::optional<std::pair<micros, micros>> doubled_hop(std::vector<micros> parks) 
 
 /// Copies (id, attempt, due) run more than once: duplicates, or forks. A
 /// duplicate is explained when its first run began in a fault window, or
-/// when a copy of it may have been stored twice in one: a worker dropped
-/// a delivery of that copy (`dropped`: its channel was lost while a copy
-/// of it was in flight), a copy of it failed with its outcome unknown and
-/// was published again, or it came to be parked twice side by side after
-/// a hop through a wait queue that met a fault (the broker's at-least-once
-/// dead-lettering or a park copy's lost confirm, sent again). Both then
-/// exist and run at the due time, however long after the fault.
-void judge_repeats(const run_events& events, const std::set<std::string>& forked, const fault_windows& windows,
-                   report& r) {
+/// when the broker may have come to hold that copy twice: a worker
+/// dropped a delivery of it in a fault window (`dropped`: its channel was
+/// lost while a copy of it was in flight), a copy of it failed there with
+/// its outcome unknown and was published again, a reschedule's try whose
+/// confirm was lost made it (the ledger's `unconfirmed`), or it came to be
+/// parked twice side by side after a hop through a wait queue that met a
+/// fault window (the broker's at-least-once dead-lettering, or a park
+/// copy's lost confirm, sent again). Both then run at the due time,
+/// however long after the fault.
+void judge_repeats(const ledger& l, const run_events& events, const std::set<std::string>& forked,
+                   const fault_windows& windows, report& r) {
     using copy_key = std::tuple<std::string_view, std::uint32_t, micros>;
     std::map<copy_key, std::vector<seen_event>> copies;
     for (const auto& s : events.runs) copies[{s.e->id, s.e->attempt, s.e->due}].push_back(s);
-    std::set<copy_key> stored_twice_in_fault;
+    std::set<copy_key> maybe_stored_twice;
     std::map<copy_key, std::vector<micros>> parks;
     for (const auto& s : events.all) {
         if ((s.e->event == "dropped" || copy_outcome_unknown(*s.e)) && windows.meets(s.at, s.at, s.worker))
-            stored_twice_in_fault.insert({s.e->id, s.e->attempt, s.e->due});
+            maybe_stored_twice.insert({s.e->id, s.e->attempt, s.e->due});
         if (s.e->event == "parked") parks[{s.e->id, s.e->attempt, s.e->due}].push_back(s.at);
     }
+    for (const auto& c : l.unconfirmed) maybe_stored_twice.insert({c.id, 1u, c.due});
     for (const auto& [copy, at] : parks)
         if (const auto hop = doubled_hop(at); hop && windows.meets(hop->first, hop->second))
-            stored_twice_in_fault.insert(copy);
+            maybe_stored_twice.insert(copy);
     for (auto& [copy, runs] : copies) {
         std::stable_sort(runs.begin(), runs.end(), [](const seen_event& a, const seen_event& b) { return a.at < b.at; });
         const auto& first = runs.front();
@@ -189,7 +192,7 @@ void judge_repeats(const run_events& events, const std::set<std::string>& forked
                 r.chain_fork.add(windows.meets(first.at, runs[k].at), false, example);
             } else {
                 const bool inside =
-                    windows.meets(first.at, runs[k].at, first.worker) || stored_twice_in_fault.count(copy) > 0;
+                    windows.meets(first.at, runs[k].at, first.worker) || maybe_stored_twice.count(copy) > 0;
                 r.duplicate.add(inside, inside, example);
             }
         }
@@ -322,7 +325,7 @@ report judge(const ledger& ledger, const std::vector<fault>& faults, const std::
     const micros until = events.all.empty() ? std::numeric_limits<micros>::max() : events.last - o.settle;
     judge_timing(events, windows, o, r);
     judge_cancels(ledger, events, windows, o, r);
-    judge_repeats(events, judge_chains(ledger, events, windows, until, r), windows, r);
+    judge_repeats(ledger, events, judge_chains(ledger, events, windows, until, r), windows, r);
     judge_ends(ledger, events, windows, o, until, r);
     judge_crashes(streams, faults, windows, r);
     return r;

@@ -61,6 +61,13 @@ class TestSummary(unittest.TestCase):
         build = make_build([{"result": "OK", "stdout": doctest_out(4, 0, runtime_skips=3)}])
         self.assertEqual(summary(build), ("1 passed, 0 failed, 3 skipped", 0))
 
+    def test_cases_a_filter_left_out_are_not_counted(self):
+        # A group of a program (--source-file, --test-case): doctest counts
+        # the other groups' cases as skipped; they run in those groups.
+        build = make_build([{"result": "OK", "stdout": doctest_out(4, 0, skipped=40)},
+                            {"result": "OK", "stdout": doctest_out(40, 0, skipped=4, runtime_skips=1)}])
+        self.assertEqual(summary(build), ("43 passed, 0 failed, 1 skipped", 0))
+
     def test_a_crash_after_the_summary_is_a_failure(self):
         build = make_build([{"result": "FAIL", "stdout": doctest_out(2, 0)}])
         self.assertEqual(summary(build), ("2 passed, 1 failed", 1))
