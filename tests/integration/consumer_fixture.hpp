@@ -85,7 +85,6 @@ inline tarry::subscription_options options_for(const std::string& queue) {
     return o;
 }
 
-/// A started consumer whose events land in `log`.
 /// A relay in front of the broker at `url`, for tests that cut the
 /// consumer's connection.
 inline tarry_test::tcp_relay relay_to(const std::string& url) {
@@ -101,6 +100,7 @@ inline amqp::connection_config through(const tarry_test::tcp_relay& relay, const
     return cfg;
 }
 
+/// A started consumer whose events land in `log`.
 struct running_consumer {
     running_consumer(const std::string& url, tarry::subscription_options o,
                      tarry::job_handler h = succeed)

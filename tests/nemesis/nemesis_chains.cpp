@@ -46,8 +46,7 @@ std::vector<chain> follow_chains(const std::vector<schedule_record>& schedules,
             if (split && split->first == s.id) starts[split->second].push_back(o.at);
         }
         chain c{s.id, {}, {}};
-        const micros end =
-            std::min(until, s.removal_sent.value_or(s.removed.value_or(std::numeric_limits<micros>::max())));
+        const micros end = std::min(until, s.removal_sent.value_or(std::numeric_limits<micros>::max()));
         // Nominal times from `next` up to (not including) `to` never ran.
         std::optional<tarry::wall_time> next = schedule.first(to_wall(s.added + 250'000));
         auto walk_to = [&](micros to) {

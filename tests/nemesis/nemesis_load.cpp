@@ -51,7 +51,7 @@ struct command {
     std::string id;
     sys::time_point new_due;  ///< reschedule
     /// When it was first sent: a try not confirmed may have taken effect.
-    std::optional<sys::time_point> first_sent;
+    std::optional<sys::time_point> first_sent = std::nullopt;
 };
 
 /// What the completion handlers share with the load's thread.
@@ -170,15 +170,14 @@ struct load::impl {
             const double k = uniform(0, 1);
             const auto at = uniform_ms(ms(2000), delta - ms(8000));
             if (k < 0.06) {
-                cmd.emplace(steady::now() + at, command{command::cancel, id, {}, std::nullopt});
+                cmd.emplace(steady::now() + at, command{command::cancel, id, {}});
             } else if (k < 0.12) {
                 const auto from = now + at;
                 const ms left = std::min(o.horizon, std::chrono::duration_cast<ms>(o.end - from));
                 if (left >= ms(8000))
                     cmd.emplace(steady::now() + at,
                                 command{command::reschedule, id,
-                                        std::chrono::floor<std::chrono::microseconds>(from + uniform_ms(ms(8000), left)),
-                                        std::nullopt});
+                                        std::chrono::floor<std::chrono::microseconds>(from + uniform_ms(ms(8000), left))});
             }
         }
         auto msg = job_message(id, j);
@@ -261,7 +260,7 @@ struct load::impl {
                 case command::unschedule:
                     ++s->c.unschedules;
                     s->write("unschedule " + c.id + " " + confirmed + " " +
-                             std::to_string(micros_of(c.first_sent.value_or(sys::now()))));
+                             std::to_string(micros_of(*c.first_sent)));  // set by issue()
                     break;
             }
         };
@@ -311,7 +310,7 @@ struct load::impl {
             if (!removed && now >= removal) {
                 removed = true;
                 std::lock_guard lock(s->m);
-                s->commands.emplace(now, command{command::unschedule, removed_schedule, {}, std::nullopt});
+                s->commands.emplace(now, command{command::unschedule, removed_schedule, {}});
             }
             issue_commands();
         }

@@ -48,8 +48,8 @@ struct unconfirmed_copy {
 };
 /// A periodic schedule: upserted (confirmed) at `added`, its spec in
 /// periodic::to_string's words, removed (confirmed) at `removed` if it was,
-/// that removal first sent at `removal_sent` (a try not confirmed may have
-/// taken effect: the chain may end from then on).
+/// that removal first sent at `removal_sent` (set with `removed`; a try not
+/// confirmed may have taken effect: the chain may end from then on).
 struct schedule_record {
     std::string id;
     micros added = 0;

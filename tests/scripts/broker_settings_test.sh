@@ -13,13 +13,8 @@ broker="$here/../../scripts/broker"
 . "$here/script_checks.sh"
 [ -n "${TARRY_TEST_BROKER_DIR:-}" ] || skip "no private node (run under scripts/with-broker)"
 
-resend=""
-for attempt in 1 2 3; do  # a loaded machine can make rabbitmqctl time out
-  resend=$("$broker" ctl "$TARRY_TEST_BROKER_DIR" eval \
-    "application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout)." 2>/dev/null | tail -n 1)
-  case $resend in "{ok,"*) break ;; esac
-  [ "$attempt" = 3 ] || sleep 2
-done
+resend=$(node_eval "$broker" "$TARRY_TEST_BROKER_DIR" \
+  "application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout).")
 check "the node resends an unconfirmed dead-letter after 10 s (it says '$resend')" test "$resend" = "{ok,10000}"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tarry-settings-test.XXXXXX")

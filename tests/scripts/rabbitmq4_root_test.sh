@@ -86,14 +86,10 @@ version=$(server_version "$(cat "$a/url")")
 check "connection.start says version 4.0.5 (it says '$version')" test "$version" = 4.0.5
 check "status without --rabbitmq: running" "$broker" status "$a"
 permitted() {  # DIR FEATURE -> true or false, as the node says (the last line: it logs a denial first)
-  local said="" attempt
-  # A loaded machine can make rabbitmqctl time out: asked up to three times.
-  for attempt in 1 2 3; do
-    said=$("$broker" ctl "$1" eval "rabbit_deprecated_features:is_permitted($2)." 2>/dev/null | tail -n 1)
-    case $said in true|false) break ;; esac
-    [ "$attempt" = 3 ] || sleep 2
-  done
-  echo "$said"
+  node_eval "$broker" "$1" "rabbit_deprecated_features:is_permitted($2)."
+}
+resend_ms() {  # DIR -> {ok,N}: how long its dead-lettering waits for a confirm
+  node_eval "$broker" "$1" "application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout)."
 }
 said=$(permitted "$a" transient_nonexcl_queues)
 check "ctl without --rabbitmq: transient non-exclusive queues are denied (the node says '$said')" test "$said" = false
@@ -101,9 +97,9 @@ said=$(permitted "$b" global_qos)
 check "ctl: global QoS is denied (the node says '$said')" test "$said" = false
 check "the node directories are mounted in the root" mounted "$root$a"
 check "  and so is the root's /proc" mounted "$root/proc"
-resend=$("$broker" ctl "$a" eval "application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout)." 2>/dev/null | tail -n 1)
+resend=$(resend_ms "$a")
 check "a node resends an unconfirmed dead-letter after 10 s (it says '$resend')" test "$resend" = "{ok,10000}"
-resend=$("$broker" ctl "$b" eval "application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout)." 2>/dev/null | tail -n 1)
+resend=$(resend_ms "$b")
 check "  one started with --dead-letter-resend-ms default after RabbitMQ's 180 s (it says '$resend')" \
   test "$resend" = "{ok,180000}"
 node_a=$(node_of "$a") node_b=$(node_of "$b")

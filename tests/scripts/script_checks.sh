@@ -8,6 +8,8 @@
 #   require_pika               skips unless Debian's python3 has pika
 #   check DESCRIPTION COMMAND...   ok when COMMAND exits 0, FAILED otherwise
 #   ok / bad DESCRIPTION       counts one check passed / failed
+#   node_eval BROKER DIR EXPR  the last line the node of DIR prints for
+#                              `rabbitmqctl eval EXPR` (BROKER: scripts/broker)
 #   quiet COMMAND...           COMMAND with its output thrown away
 #   not COMMAND...             exit 0 when COMMAND fails
 #   finish                     prints `N passed, N failed`; exit 0 when none failed
@@ -35,6 +37,18 @@ check() {
   if "$@"; then ok "$what"; else bad "$what"; fi
 }
 quiet() { "$@" >/dev/null 2>&1; }
+node_eval() {
+  local out attempt
+  # A loaded machine can make rabbitmqctl time out: asked up to three times.
+  for attempt in 1 2 3; do
+    if out=$("$1" ctl "$2" eval "$3" 2>/dev/null); then
+      tail -n 1 <<<"$out"
+      return 0
+    fi
+    [ "$attempt" = 3 ] || sleep 2
+  done
+  return 1
+}
 not() { ! "$@"; }
 finish() {
   echo "$passed passed, $failed failed"

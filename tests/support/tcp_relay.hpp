@@ -69,9 +69,7 @@ public:
                     ++it;
                     continue;
                 }
-                boost::system::error_code ec;
-                p.a.close(ec);
-                p.b.close(ec);
+                close(p);
                 it = pairs_.erase(it);
                 ++n;
             }
@@ -120,12 +118,15 @@ private:
         std::array<char, 65536> ab{}, ba{};
     };
 
+    /// Both sides of one relayed connection (its pumps end on their own).
+    static void close(pair& p) {
+        boost::system::error_code ignored;
+        p.a.close(ignored);
+        p.b.close(ignored);
+    }
+
     void cut_now() {
-        for (auto& p : pairs_) {
-            boost::system::error_code ec;
-            p->a.close(ec);
-            p->b.close(ec);
-        }
+        for (auto& p : pairs_) close(*p);
         pairs_.clear();
     }
 
@@ -165,9 +166,7 @@ private:
                 std::string_view(buf.data(), n).find(cut_marker_) != std::string_view::npos) {
                 cut_marker_.clear();
                 ++cut_on_marker_;
-                boost::system::error_code ignored;
-                p->a.close(ignored);
-                p->b.close(ignored);
+                close(*p);
                 pairs_.remove(p);
                 return;
             }
