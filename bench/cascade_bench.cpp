@@ -53,8 +53,7 @@ struct arrival {
 };
 
 std::size_t deaths_of(const amqp::message& m) {
-    if (!m.properties.headers) return 0;
-    const auto* v = m.properties.headers->find("x-death");
+    const auto* v = amqp::wire::header_of(m.properties, "x-death");
     const auto* a = v ? v->get_if<amqp::wire::field_array>() : nullptr;
     return a ? a->size() : 0;
 }

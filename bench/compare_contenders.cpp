@@ -5,6 +5,7 @@
 #include "child_program.hpp"
 
 #include "tarry/publisher/publisher.hpp"
+#include "tarry/time/epoch_text.hpp"
 
 #include <boost/asio/use_future.hpp>
 
@@ -26,15 +27,13 @@ namespace {
 
 using publish_fn = std::function<void(const std::string& id, std::optional<sys::time_point> due)>;
 
-double epoch_s(sys::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
-
 /// Publishes the plan's phases in order, `confirm_all` between them; a job
 /// is due its delay after its phase began. When each phase began.
 std::vector<double> publish_phases(const plan& p, const publish_fn& publish, const std::function<void()>& confirm_all) {
     std::vector<double> began;
     for (const auto& phase : p.phases) {
         const auto t = sys::now();
-        began.push_back(epoch_s(t));
+        began.push_back(tarry::epoch_seconds_number(t));
         for (const auto& j : phase)
             publish(j.id, j.delay ? std::optional(to_micros(t + *j.delay)) : std::nullopt);
         confirm_all();
@@ -101,8 +100,8 @@ contender_run run_tarry(const context& cx, const plan& p) {
     }
     delete_queues(admin, opts);
     for (const auto& x : log.runs())
-        r.starts.push_back({p.counted.prefix + std::to_string(x.index), epoch_s(x.at),
-                            p.prefill ? std::nullopt : std::optional<double>(epoch_s(x.due))});
+        r.starts.push_back({p.counted.prefix + std::to_string(x.index), tarry::epoch_seconds_number(x.at),
+                            p.prefill ? std::nullopt : std::optional<double>(tarry::epoch_seconds_number(x.due))});
     return r;
 }
 
@@ -195,7 +194,7 @@ contender_run run_cascade(const context& cx, const plan& p) {
     check(consumer.ch.async_qos(qos, use_future).get(), "qos");
     amqp::consumer_handlers h;
     h.on_delivery = [&, ch = consumer.ch](amqp::delivery d) {
-        const double at = epoch_s(sys::now());
+        const double at = tarry::epoch_seconds_number(sys::now());
         ch.async_ack(d.delivery_tag, {}, [](std::error_code) {});
         std::lock_guard lock(mu);
         const auto id = d.msg.properties.message_id.value_or("");
@@ -220,7 +219,7 @@ contender_run run_cascade(const context& cx, const plan& p) {
             [&](const std::string& id, std::optional<sys::time_point> due) {
                 {
                     std::lock_guard lock(mu);
-                    due_of[id] = epoch_s(*due);
+                    due_of[id] = tarry::epoch_seconds_number(*due);
                 }
                 const auto delay = std::chrono::ceil<std::chrono::milliseconds>(*due - sys::now());
                 confirms.push_back(pub.async_publish_delayed("", queue, job_message(id, due), delay, use_future));

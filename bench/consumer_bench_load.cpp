@@ -146,7 +146,7 @@ struct held_like {
     std::uint64_t delivery_tag = 0;
     sys::time_point due{};
     std::unique_ptr<std::uint8_t[]> packed;  // 12-byte size header + encoded properties + body
-    std::uint32_t generation = 0;
+    std::uint32_t incarnation = 0;
     std::uint32_t attempt = 1;
     std::uint32_t delivered_ms = 0;
     std::uint16_t lane = 0;

@@ -1,6 +1,8 @@
 // Reading the soak's input lines (see soak_events.hpp).
 #include "soak_events.hpp"
 
+#include "tarry/time/epoch_text.hpp"
+
 #include <charconv>
 #include <cstdio>
 
@@ -61,13 +63,6 @@ std::optional<micros> read_epoch(std::string_view text) {
     return static_cast<micros>(*whole) * 1'000'000 + fraction;
 }
 
-std::string epoch_text(micros t) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%lld.%06lld", static_cast<long long>(t / 1'000'000),
-                  static_cast<long long>(t % 1'000'000));
-    return buf;
-}
-
 std::optional<worker_event> read_event(std::string_view line) {
     const auto event = field(line, "event");
     const auto id = field(line, "id");
@@ -100,7 +95,7 @@ std::optional<published_job> read_published(std::string_view line) {
 }
 
 std::string published_line(const published_job& j) {
-    return std::to_string(j.number) + ' ' + epoch_text(j.due) + ' ' + std::to_string(j.fails);
+    return std::to_string(j.number) + ' ' + tarry::epoch_seconds_text(tarry::wall_time(std::chrono::microseconds(j.due))) + ' ' + std::to_string(j.fails);
 }
 
 }  // namespace soak

@@ -22,8 +22,6 @@ std::optional<std::uint64_t> job_number(std::string_view id);
 /// "1767225600.250000" (as echo_worker and soak_publish write times) in
 /// microseconds; nothing when it is not such a number. Up to 6 decimals.
 std::optional<micros> read_epoch(std::string_view text);
-/// `t` as epoch seconds with 6 decimals.
-std::string epoch_text(micros t);
 
 /// One job event line of echo_worker.
 struct worker_event {

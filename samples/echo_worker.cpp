@@ -212,14 +212,14 @@ int main(int argc, char** argv) {
             endpoint.emplace(worker, parsed.config, *http);
             endpoint->start();
         }
-        print_line("{\"event\":\"ready\",\"queue\":" + cli::json_string(o.queue) +
-                   (endpoint ? ",\"http\":" + cli::json_string(endpoint->address()) : std::string()) + "}");
+        print_line("{\"event\":\"ready\",\"queue\":" + tarry::json_quoted(o.queue) +
+                   (endpoint ? ",\"http\":" + tarry::json_quoted(endpoint->address()) : std::string()) + "}");
         int sig = 0;
         sigwait(&stop_signals, &sig);
         std::fprintf(stderr, "echo_worker: %s, shutting down\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         endpoint.reset();
         worker.stop();
-        print_line("{\"event\":\"stopped\",\"queue\":" + cli::json_string(o.queue) + "}");
+        print_line("{\"event\":\"stopped\",\"queue\":" + tarry::json_quoted(o.queue) + "}");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "echo_worker: %s\n", e.what());
         return 1;

@@ -4,8 +4,6 @@
 #pragma once
 
 #include "tarry/amqp/queue_kind.hpp"
-#include "tarry/consumer/job_event_json.hpp"
-#include "tarry/time/time_points.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -109,11 +107,6 @@ private:
     std::map<std::string, std::vector<std::string>> values_;
 };
 
-/// `s` as a JSON string literal. Always valid JSON, whatever the bytes: a
-/// byte that is not part of well-formed UTF-8 (a message_id may hold any)
-/// is written as \ufffd, the replacement character, one per such byte.
-inline std::string json_string(std::string_view s) { return tarry::json_quoted(s); }
-
 /// --queue-type classic|quorum, or classic when absent; a usage error for
 /// any other value.
 inline tarry::amqp::queue_kind queue_type_option(args& a) {
@@ -122,8 +115,5 @@ inline tarry::amqp::queue_kind queue_type_option(args& a) {
     if (!kind) a.fail("--queue-type is classic or quorum, not '" + text + "'");
     return *kind;
 }
-
-/// Epoch seconds with microseconds, e.g. 1767225600.250000.
-inline std::string epoch_text(tarry::wall_time t) { return tarry::epoch_seconds_text(t); }
 
 }  // namespace cli

@@ -16,6 +16,7 @@
 #include "publish_job.hpp"
 
 #include "tarry/publisher/publisher.hpp"
+#include "tarry/time/epoch_text.hpp"
 
 #include <boost/asio/use_future.hpp>
 
@@ -103,7 +104,7 @@ int job_command(int argc, char** argv) {
             return 1;
         }
         if (cancel) std::printf("cancelled %s in %s\n", id.c_str(), queue.c_str());
-        else std::printf("rescheduled %s due %s in %s\n", id.c_str(), epoch_text(due).c_str(), queue.c_str());
+        else std::printf("rescheduled %s due %s in %s\n", id.c_str(), tarry::epoch_seconds_text(due).c_str(), queue.c_str());
         return 0;
     });
 }

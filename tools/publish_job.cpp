@@ -6,6 +6,7 @@
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/publisher/publisher.hpp"
+#include "tarry/time/epoch_text.hpp"
 
 #include <boost/asio/use_future.hpp>
 
@@ -78,7 +79,7 @@ int publish_job(const tarry::amqp::connection_config& broker, const job_to_publi
             std::fprintf(stderr, "%s: the job was not published: %s\n", program, why.message.c_str());
             return 1;
         }
-        std::printf("published %s due %s to %s\n", job.id.c_str(), epoch_text(job.due).c_str(), job.queue.c_str());
+        std::printf("published %s due %s to %s\n", job.id.c_str(), tarry::epoch_seconds_text(job.due).c_str(), job.queue.c_str());
         return 0;
     });
 }

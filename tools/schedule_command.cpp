@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "publish_job.hpp"
 
+#include "tarry/consumer/job_event_json.hpp"  // json_quoted
 #include "tarry/periodic/occurrence.hpp"
 #include "tarry/periodic/recurrence.hpp"
 #include "tarry/publisher/publisher.hpp"
@@ -112,7 +113,7 @@ std::string listing_line(const tarry::control::schedule_upsert& u, tarry::wall_t
     if (const auto spec = periodic::parse_spec(u.spec); spec.spec)
         if (const auto r = periodic::make_recurrence(*spec.spec); r.schedule)
             if (const auto n = r.schedule->next_after(now)) next = periodic::format_nominal(*n);
-    return "{\"id\":" + json_string(u.schedule_id) + ",\"spec\":" + json_string(u.spec) + ",\"next_due\":" + next + "}";
+    return "{\"id\":" + tarry::json_quoted(u.schedule_id) + ",\"spec\":" + tarry::json_quoted(u.spec) + ",\"next_due\":" + next + "}";
 }
 
 }  // namespace

@@ -10,9 +10,8 @@ bool cancellations::covers(const amqp::basic_properties& props, wall_time now) c
     if (!any()) return false;
     const std::uint64_t generation = contract::read_generation(props);
     if (props.message_id && !jobs->empty() && jobs->covers(*props.message_id, generation, now)) return true;
-    if (schedules->empty() || !props.headers) return false;
-    const auto* v = props.headers->find(contract::schedule_header);
-    const auto* id = v ? std::get_if<std::string>(&v->value) : nullptr;
+    if (schedules->empty()) return false;
+    const auto* id = amqp::wire::text_header(props, contract::schedule_header);
     return id != nullptr && schedules->covers(*id, generation, now);
 }
 

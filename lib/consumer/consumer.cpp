@@ -39,14 +39,18 @@ void complete(std::shared_ptr<Handler> h, const boost::asio::any_io_executor& fa
 }
 }  // namespace
 
-void consumer::run_erased(boost::asio::any_completion_handler<void(std::error_code)> handler) {
+void consumer::run_erased(boost::asio::any_completion_handler<void(std::error_code)> handler,
+                          amqp::diagnostics* diag) {
     auto h = std::make_shared<decltype(handler)>(std::move(handler));
     auto self = impl_;
     // Completions are handed over before the consumer lets go of its
     // executor's work (when_stopped), so a caller's io_context is still
     // running for them.
-    self->begin_start([self, h](const amqp::diagnostics& d) {
-        self->when_stopped([self, h, ec = d.code] { complete(h, self->completion_executor(), ec); });
+    self->begin_start([self, h, diag](const amqp::diagnostics& d) {
+        self->when_stopped([self, h, diag, d] {
+            if (diag) *diag = d;
+            complete(h, self->completion_executor(), d.code);
+        });
         if (d.code) self->stop_in_background([] {});  // nothing keeps running
     });
 }

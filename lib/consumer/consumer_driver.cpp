@@ -53,9 +53,9 @@ void consumer::impl::execute() {
     arm_timer();
 }
 
-amqp::channel* consumer::impl::channel_of(std::size_t lane, std::uint32_t generation) {
+amqp::channel* consumer::impl::channel_of(std::size_t lane, std::uint32_t incarnation) {
     // A stale incarnation's ack or nack is never sent: the broker redelivers it.
-    if (!core_.lanes().current(lane, generation) || !channels_[lane].is_open()) return nullptr;
+    if (!core_.lanes().current(lane, incarnation) || !channels_[lane].is_open()) return nullptr;
     return &channels_[lane];
 }
 
@@ -64,10 +64,10 @@ void consumer::impl::run(detail::core_action& a) {
     const auto ignore = [](std::error_code) {};
     std::visit(overloaded{
         [&](act::ack& x) {
-            if (auto* ch = channel_of(x.lane, x.generation)) ch->async_ack(x.tag, {.multiple = x.multiple}, ignore);
+            if (auto* ch = channel_of(x.lane, x.incarnation)) ch->async_ack(x.tag, {.multiple = x.multiple}, ignore);
         },
         [&](act::nack& x) {
-            if (auto* ch = channel_of(x.lane, x.generation))
+            if (auto* ch = channel_of(x.lane, x.incarnation))
                 ch->async_nack(x.tag, {.multiple = x.multiple, .requeue = true}, ignore);
         },
         [&](act::publish& x) {
@@ -90,7 +90,7 @@ void consumer::impl::run(detail::core_action& a) {
                            asio::detached);
         },
         [&](act::cancel_lane& x) {
-            auto* ch = channel_of(x.lane, x.generation);
+            auto* ch = channel_of(x.lane, x.incarnation);
             if (!ch) return;
             ++cancels_pending_;
             ch->async_cancel(x.consumer_tag, [w = weak_from_this()](std::error_code) {
@@ -125,11 +125,7 @@ void consumer::impl::run(detail::core_action& a) {
             });
         },
         [&](act::emit& x) {
-            if (!hooks_.on_event) return;
-            try {
-                hooks_.on_event(x.event);
-            } catch (...) {
-            }
+            if (hooks_.on_event) hooks_.on_event(x.event);
         },
         [&](act::report& x) { tell(x.event); },
         [&](act::note_dead_letter& x) { dead_letters_.add(std::move(x.letter)); },
@@ -173,14 +169,8 @@ void consumer::impl::note(const connection_event& e) {
 
 void consumer::impl::tell(const connection_event& e) {
     note(e);
-    try {
-        if (hooks_.on_connection_event) hooks_.on_connection_event(e);
-    } catch (...) {
-    }
-    try {
-        if (hooks_.on_connection) hooks_.on_connection(e.text());
-    } catch (...) {
-    }
+    if (hooks_.on_connection_event) hooks_.on_connection_event(e);
+    if (hooks_.on_connection) hooks_.on_connection(e.text());
 }
 
 template <class F>
@@ -301,7 +291,7 @@ asio::awaitable<void> consumer::impl::start_lane(std::size_t i) {
     const std::uint64_t losses = connection_losses_;
     amqp::diagnostics d;
     if (!core_.lanes().up(i) || !channels_[i].is_open()) d = co_await open_lane(i);
-    const std::uint32_t gen = core_.lanes().generations()->get(i);
+    const std::uint32_t gen = core_.lanes().incarnations()->get(i);
     if (!d.code) {
         auto co = detail::lane_consume_options(options_);
         amqp::consumer_handlers handlers;

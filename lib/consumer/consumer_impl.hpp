@@ -113,7 +113,7 @@ private:
     /// `losses_then`, ends the first start: a refusal does; a connection
     /// lost meanwhile does not (the reconnect subscribes again).
     bool start_fails_on(const amqp::diagnostics& d, std::uint64_t losses_then) const;
-    amqp::channel* channel_of(std::size_t lane, std::uint32_t generation);
+    amqp::channel* channel_of(std::size_t lane, std::uint32_t incarnation);
     void settle_finished();
 
     // ---- stop (consumer_lifecycle.cpp) --------------------------------------
@@ -125,10 +125,12 @@ private:
     // Lifecycle events waiting to be published (null when publish_events is
     // off): hooks_.on_event offers every event to it.
     const std::shared_ptr<detail::event_outbox> events_out_;
-    const consumer_hooks hooks_;
     const std::shared_ptr<detail::core_counters> counters_;
+    const consumer_hooks hooks_;  // guarded (hook_calls.hpp): they throw nothing
 
     const std::unique_ptr<boost::asio::io_context> own_io_;  // when no executor was given
+    // A strand of the given executor (or of own_io_'s): every handler of the
+    // consumer's I/O, its connections' included, runs in sequence on it.
     const boost::asio::any_io_executor executor_;
     std::optional<boost::asio::executor_work_guard<boost::asio::any_io_executor>> guard_;
     amqp::connection conn_;  // consumes, acks, nacks

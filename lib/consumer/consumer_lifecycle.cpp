@@ -1,10 +1,12 @@
 // The consumer's life: construction, start, graceful stop, stats.
 #include "consumer_impl.hpp"
+#include "hook_calls.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/system_executor.hpp>
 #include <boost/asio/use_future.hpp>
@@ -67,9 +69,9 @@ publisher_options confirming_within(std::chrono::milliseconds timeout) {
 }
 constexpr std::chrono::seconds claim_confirm_timeout{5};
 
-// The hooks the consumer calls: the caller's, with every job event also
-// offered to `events` (when lifecycle events are on), before the caller's
-// hook, which may throw.
+// The hooks the consumer calls: the caller's (guarded: what they throw is
+// counted and told), with every job event also offered to `events` (when
+// lifecycle events are on) before the caller's hook.
 consumer_hooks with_events(consumer_hooks hooks, std::shared_ptr<detail::event_outbox> events) {
     if (!events) return hooks;
     hooks.on_event = [events, user = std::move(hooks.on_event)](const job_event& e) {
@@ -99,10 +101,13 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
       options_(checked(std::move(options), handler)),
       events_out_(options_.publish_events ? std::make_shared<detail::event_outbox>(options_.max_events_waiting)
                                           : nullptr),
-      hooks_(with_events(std::move(hooks), events_out_)),
       counters_(std::make_shared<detail::core_counters>()),
+      hooks_(with_events(detail::guarded(hooks, counters_), events_out_)),
       own_io_(executor ? nullptr : std::make_unique<asio::io_context>()),
-      executor_(executor ? std::move(executor) : own_io_->get_executor()),
+      // A strand: with an io_context that several threads run, the
+      // connections' completions, the timer and the publishers' confirms
+      // would otherwise enter the core at once (consumer_threads_test).
+      executor_(asio::make_strand(executor ? std::move(executor) : own_io_->get_executor())),
       guard_(executor_),
       conn_(executor_, config_,
             connection_hooks_of([this](const connection_event& e) { tell(e); }, false,
@@ -153,7 +158,8 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
             std::chrono::steady_clock::now(), static_cast<bool>(hooks_.on_event), &cancels_, claims_.get()),
       channels_(core_.lanes().size()),
       workers_context_(std::make_shared<detail::worker_context>(
-          std::move(handler.threads), options_.is_permanent, hooks_.on_event, counters_, core_.lanes().generations(),
+          std::move(handler.threads), detail::guarded(options_.is_permanent, counters_, hooks_.on_connection),
+          hooks_.on_event, counters_, core_.lanes().incarnations(),
           [this] {
               asio::post(executor_, [w = weak_from_this()] {
                   if (auto s = w.lock()) s->settle_finished();
@@ -347,6 +353,7 @@ consumer_stats consumer::impl::stats() const {
     s.deduplicated = c.deduplicated;
     s.channel_losses = c.channel_losses;
     s.lane_changes = c.lane_changes;
+    s.hook_exceptions = c.hook_exceptions;
     if (events_out_) {
         s.events_published = events_out_->published();
         s.events_dropped = events_out_->dropped();

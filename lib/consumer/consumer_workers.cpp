@@ -10,14 +10,14 @@ namespace tarry::detail {
 worker_context::worker_context(job_handler handler, std::function<bool(const std::exception_ptr&)> is_permanent,
                                std::function<void(const job_event&)> on_event,
                                std::shared_ptr<core_counters> counters,
-                               std::shared_ptr<const lane_generations> generations, std::function<void()> deliver,
+                               std::shared_ptr<const lane_incarnations> incarnations, std::function<void()> deliver,
                                std::shared_ptr<const cancellations> cancels,
                                std::shared_ptr<const run_claims> claims)
     : handler_(std::move(handler)),
       is_permanent_(std::move(is_permanent)),
       on_event_(std::move(on_event)),
       counters_(std::move(counters)),
-      generations_(std::move(generations)),
+      incarnations_(std::move(incarnations)),
       deliver_(std::move(deliver)),
       cancels_(std::move(cancels)),
       claims_(std::move(claims)) {}
@@ -39,7 +39,7 @@ bool worker_context::begin(held_item& item, job_run& r) {
     f = {std::move(item.value), finished_job::result::ran, std::nullopt, {}};
     held_job& j = f.job;
     // Its channel is gone: the broker redelivers it; running it would duplicate it.
-    if (!generations_->current(j.lane, j.generation)) {
+    if (!incarnations_->current(j.lane, j.incarnation)) {
         f.what = finished_job::result::not_current;
         hand_back(std::move(f));
         return false;
@@ -151,30 +151,26 @@ void worker_context::close() {
     inbox_.clear();
 }
 
-job_outcome worker_context::outcome_of(std::exception_ptr e) const {
-    std::string what = exception_text(e);
+namespace {
+bool is_permanent_error(const std::exception_ptr& e) {
     try {
         std::rethrow_exception(e);
     } catch (const permanent_error&) {
-        return job_outcome::reject(std::move(what));
+        return true;
     } catch (...) {
+        return false;
     }
-    bool permanent = false;
-    if (is_permanent_) {
-        try {
-            permanent = is_permanent_(e);
-        } catch (...) {
-        }
-    }
+}
+}  // namespace
+
+job_outcome worker_context::outcome_of(std::exception_ptr e) const {
+    std::string what = exception_text(e);
+    const bool permanent = is_permanent_error(e) || (is_permanent_ && is_permanent_(e));
     return permanent ? job_outcome::reject(std::move(what)) : job_outcome::failure(std::move(what));
 }
 
 void worker_context::emit(const job_event& e) const {
-    if (!on_event_) return;
-    try {
-        on_event_(e);
-    } catch (...) {
-    }
+    if (on_event_) on_event_(e);
 }
 
 }  // namespace tarry::detail

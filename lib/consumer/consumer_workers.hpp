@@ -47,10 +47,11 @@ public:
     /// (finished_job::result::cancelled); without tables none is. A copy of
     /// an occurrence whose run claim another copy won, or none was read yet
     /// (`claims`), is handed back unrun too (deduplicated, unclaimed);
-    /// without claims every copy runs.
+    /// without claims every copy runs. `is_permanent` and `on_event` are
+    /// called as given: the consumer passes them guarded (hook_calls.hpp).
     worker_context(job_handler handler, std::function<bool(const std::exception_ptr&)> is_permanent,
                    std::function<void(const job_event&)> on_event, std::shared_ptr<core_counters> counters,
-                   std::shared_ptr<const lane_generations> generations, std::function<void()> deliver,
+                   std::shared_ptr<const lane_incarnations> incarnations, std::function<void()> deliver,
                    std::shared_ptr<const cancellations> cancels = nullptr,
                    std::shared_ptr<const run_claims> claims = nullptr);
 
@@ -89,7 +90,7 @@ private:
     const std::function<bool(const std::exception_ptr&)> is_permanent_;
     const std::function<void(const job_event&)> on_event_;
     const std::shared_ptr<core_counters> counters_;
-    const std::shared_ptr<const lane_generations> generations_;
+    const std::shared_ptr<const lane_incarnations> incarnations_;
     const std::function<void()> deliver_;
     const std::shared_ptr<const cancellations> cancels_;
     const std::shared_ptr<const run_claims> claims_;

@@ -11,7 +11,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include <random>
 
 namespace tarry::detail {
 
@@ -22,11 +21,6 @@ namespace {
 
 // How often expired tombstones are freed.
 constexpr std::chrono::minutes expiry_interval{1};
-
-std::string marker_id() {
-    thread_local std::mt19937_64 rng(std::random_device{}());
-    return "marker-" + std::to_string(rng()) + "-" + std::to_string(rng());
-}
 
 }  // namespace
 
@@ -129,23 +123,22 @@ asio::awaitable<bool> control_reader::attach_once() {
     consuming_ = true;
 
     // Read up to the end: append a marker, wait until it comes back.
-    awaited_marker_ = marker_id();
+    awaited_end_.emplace("marker");
     caught_up_.expires_after(settings_.catch_up_timeout);
     amqp::diagnostics mark_diag;
-    const auto me = co_await marks_.async_publish_as_is("", stream, control::marker_message(awaited_marker_),
-                                                        mark_diag, use_awaitable);
+    const auto me = co_await marks_.async_publish_as_is("", stream, awaited_end_->marker(), mark_diag, use_awaitable);
     if (me) {
         tell_(false, "cannot append a marker to the control stream (read on without knowing the end): " +
                          mark_diag.message);
-        awaited_marker_.clear();
+        awaited_end_.reset();
         co_return true;
     }
-    if (!awaited_marker_.empty()) {
+    if (awaited_end_) {
         auto [we] = co_await caught_up_.async_wait(asio::as_tuple(use_awaitable));
-        if (!we && !awaited_marker_.empty()) {
+        if (!we && awaited_end_) {
             tell_(false, "the control stream's marker did not come back within " +
                              std::to_string(settings_.catch_up_timeout.count()) + " ms (read on)");
-            awaited_marker_.clear();
+            awaited_end_.reset();
             co_return true;
         }
     }
@@ -160,13 +153,12 @@ asio::awaitable<bool> control_reader::attach_once() {
 #endif
 
 void control_reader::on_entry(amqp::delivery d) {
-    if (const auto* h = d.msg.properties.headers ? d.msg.properties.headers->find("x-stream-offset") : nullptr)
-        if (const auto off = amqp::wire::integer_of(*h)) last_offset_ = *off;
+    if (const auto off = amqp::wire::integer_header(d.msg.properties, "x-stream-offset")) last_offset_ = *off;
     if (channel_.is_open()) channel_.async_ack(d.delivery_tag, {}, [](std::error_code) {});
     const auto& p = d.msg.properties;
-    if (p.type == control::marker_type) {
-        if (!awaited_marker_.empty() && p.message_id == awaited_marker_) {
-            awaited_marker_.clear();
+    if (control::is_marker(p)) {
+        if (awaited_end_ && awaited_end_->is_end(p)) {
+            awaited_end_.reset();
             caught_up_.cancel();
         }
         return;
@@ -224,7 +216,7 @@ void control_reader::detached() {
     ++incarnation_;
     consuming_ = false;
     channel_ = {};
-    awaited_marker_.clear();
+    awaited_end_.reset();
     caught_up_.cancel();
     retry_.cancel();
 }

@@ -17,6 +17,7 @@
 #include "tarry/amqp/channel.hpp"
 #include "tarry/amqp/connection.hpp"
 #include "cancellations.hpp"
+#include "tarry/control/control_stream.hpp"
 #include "run_claims.hpp"
 #include "tarry/publisher/publisher.hpp"
 
@@ -85,7 +86,7 @@ private:
     bool closed_ = false;
     std::uint64_t incarnation_ = 0;  // of channel_: a stale close handler finds another
     std::optional<std::int64_t> last_offset_;
-    std::string awaited_marker_;
+    std::optional<control::stream_end> awaited_end_;  // the marker attach() waits for
     boost::asio::steady_timer caught_up_;  // cancelled when the marker is read
     boost::asio::steady_timer retry_;
     boost::asio::steady_timer expiry_;

@@ -15,8 +15,7 @@ amqp::message event_message(const job_event& e, std::string_view queue) {
     amqp::basic_properties p;
     p.content_type = "application/json";
     p.delivery_mode = 1;
-    p.timestamp = static_cast<std::uint64_t>(
-        std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::seconds>(e.at.time_since_epoch()).count()));
+    p.timestamp = epoch_whole_seconds(e.at);
     return amqp::message(to_json(e, queue), std::move(p));
 }
 

@@ -38,16 +38,6 @@ std::string json_quoted(std::string_view s) {
     return out;
 }
 
-std::string epoch_seconds_text(wall_time t) {
-    auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-    const bool before = us < 0;
-    if (before) us = -us;
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%s%lld.%06lld", before ? "-" : "", static_cast<long long>(us / 1000000),
-                  static_cast<long long>(us % 1000000));
-    return buf;
-}
-
 std::string to_json(const job_event& e, std::string_view queue) {
     std::string s = "{\"event\":";
     s += json_quoted(to_string(e.what));

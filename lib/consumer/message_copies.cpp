@@ -3,6 +3,7 @@
 
 #include "tarry/amqp/wire/byte_writer.hpp"
 #include "tarry/contract/schedule_headers.hpp"
+#include "tarry/time/epoch_text.hpp"
 
 #include <algorithm>
 
@@ -63,17 +64,14 @@ void set_header(amqp::message& m, std::string_view name, amqp::field_value v) {
     if (!m.properties.headers) m.properties.headers.emplace();
     m.properties.headers->set(std::string(name), std::move(v));
 }
-double epoch_seconds(wall_time t) {
-    return static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count()) / 1e6;
-}
 void note_failure(amqp::message& m, const failure_note& note) {
-    set_header(m, first_attempt_header, epoch_seconds(note.first_attempt));
+    set_header(m, first_attempt_header, epoch_seconds_number(note.first_attempt));
     set_header(m, last_error_header, bounded(note.error));
 }
 }  // namespace
 
 wall_time first_attempt_of(const amqp::message& m, wall_time fallback) {
-    const auto* h = m.properties.headers ? m.properties.headers->find(first_attempt_header) : nullptr;
+    const auto* h = amqp::wire::header_of(m.properties, first_attempt_header);
     const double* d = h ? h->get_if<double>() : nullptr;
     // Within what a nanosecond wall_time holds (to 2262), or not trusted.
     if (d == nullptr || !(*d >= 0 && *d < 9.2e9)) return fallback;
@@ -82,9 +80,8 @@ wall_time first_attempt_of(const amqp::message& m, wall_time fallback) {
 }
 
 std::chrono::milliseconds last_delay_of(const amqp::message& m) {
-    const auto* h = m.properties.headers ? m.properties.headers->find(last_delay_header) : nullptr;
-    const std::int64_t* n = h ? h->get_if<std::int64_t>() : nullptr;
-    return std::chrono::milliseconds(n != nullptr && *n > 0 ? *n : 0);
+    const auto n = amqp::wire::integer_header(m.properties, last_delay_header);
+    return std::chrono::milliseconds(n && *n > 0 ? *n : 0);
 }
 
 amqp::message retry_copy(const amqp::message& original, const failure_note& note, wall_time due,
@@ -111,8 +108,7 @@ amqp::message replay_copy(const amqp::message& dead_letter, wall_time now) {
         auto& entries = copy.properties.headers->entries();
         std::erase_if(entries, [](const amqp::wire::field_entry& e) { return e.name.rfind("x-tarry-", 0) == 0; });
     }
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
-    contract::write_generation(copy.properties, static_cast<std::uint64_t>(std::max<std::int64_t>(us, 0)));
+    contract::write_generation(copy.properties, contract::next_generation(now));
     return copy;
 }
 

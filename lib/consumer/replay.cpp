@@ -18,8 +18,7 @@ using boost::asio::use_future;
 [[noreturn]] void fail(const std::string& what, const amqp::diagnostics& d) { throw tarry::error("replay: " + what, d); }
 
 std::string reason_of(const amqp::message& m) {
-    const auto* v = m.properties.headers ? m.properties.headers->find(contract::reason_header) : nullptr;
-    const auto* s = v ? v->get_if<std::string>() : nullptr;
+    const auto* s = amqp::wire::text_header(m.properties, contract::reason_header);
     return s ? *s : std::string();
 }
 }  // namespace

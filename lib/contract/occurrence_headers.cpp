@@ -8,15 +8,6 @@ namespace tarry::contract {
 
 namespace wire = amqp::wire;
 
-namespace {
-
-const std::string* string_header(const wire::field_table& h, std::string_view name) {
-    const auto* v = h.find(name);
-    return v ? std::get_if<std::string>(&v->value) : nullptr;
-}
-
-}  // namespace
-
 void write_occurrence(wire::basic_properties& props, const occurrence_headers& o) {
     if (!props.headers) props.headers.emplace();
     auto& h = *props.headers;
@@ -33,21 +24,19 @@ void write_occurrence(wire::basic_properties& props, const occurrence_headers& o
 
 std::optional<occurrence_headers> read_occurrence(const wire::basic_properties& props, std::string& why) {
     why.clear();
-    if (!props.headers || props.headers->find(schedule_header) == nullptr) return std::nullopt;
-    const auto& h = *props.headers;
+    if (wire::header_of(props, schedule_header) == nullptr) return std::nullopt;
     occurrence_headers o;
     const std::pair<std::string_view, std::string*> texts[] = {
         {schedule_header, &o.schedule_id}, {nominal_header, &o.nominal}, {spec_header, &o.spec}, {copy_header, &o.copy}};
     for (const auto& [name, out] : texts) {
-        const auto* s = string_header(h, name);
+        const auto* s = wire::text_header(props, name);
         if (s == nullptr || s->empty()) {
             why = "an occurrence without a " + std::string(name) + " string";
             return std::nullopt;
         }
         *out = *s;
     }
-    const auto* n = h.find(occurrence_header);
-    const auto number = n ? wire::integer_of(*n) : std::nullopt;
+    const auto number = wire::integer_header(props, occurrence_header);
     if (!number || *number < 1) {
         why = "an occurrence without a " + std::string(occurrence_header) + " number of 1 or more";
         return std::nullopt;

@@ -2,7 +2,10 @@
 // writing the headers tarry sets; see tarry/contract/schedule_headers.hpp.
 #include "contract_detail.hpp"
 
+#include "tarry/time/epoch_text.hpp"
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -138,9 +141,8 @@ double seconds_double(std::int64_t us) noexcept {
 
 schedule_result read_schedule(const wire::basic_properties& props, wall_time arrival,
                               const schedule_rules& rules) {
-    const wire::field_table* headers = props.headers ? &*props.headers : nullptr;
-    const wire::field_value* at = headers ? headers->find(perform_job_at_header) : nullptr;
-    const wire::field_value* delay = headers ? headers->find(x_delay_header) : nullptr;
+    const wire::field_value* at = wire::header_of(props, perform_job_at_header);
+    const wire::field_value* delay = wire::header_of(props, x_delay_header);
     // The base of x-delay and expiration; a timestamp past the latest
     // supported time is ignored.
     const bool stamped = props.timestamp &&
@@ -193,10 +195,7 @@ void write_schedule(wire::basic_properties& props, wall_time due, wall_time now)
     props.headers->erase(perform_job_at_header);
     props.headers->set(std::string(perform_job_at_header), seconds_double(us < 0 ? 0 : us));
     props.headers->erase(x_delay_header);
-    if (!props.timestamp) {
-        const auto s = std::chrono::floor<std::chrono::seconds>(now.time_since_epoch()).count();
-        props.timestamp = static_cast<std::uint64_t>(s < 0 ? 0 : s);
-    }
+    if (!props.timestamp) props.timestamp = epoch_whole_seconds(now);
 }
 
 void strip_broker_death_headers(wire::basic_properties& props) {
@@ -208,15 +207,13 @@ void strip_broker_death_headers(wire::basic_properties& props) {
 }
 
 std::uint32_t read_attempt(const wire::basic_properties& props) noexcept {
-    const wire::field_value* v = props.headers ? props.headers->find(attempt_header) : nullptr;
-    const auto n = v ? wire::integer_of(*v) : std::nullopt;
+    const auto n = wire::integer_header(props, attempt_header);
     if (!n || *n < 1 || std::cmp_greater(*n, std::numeric_limits<std::uint32_t>::max())) return 1;
     return static_cast<std::uint32_t>(*n);
 }
 
 std::uint64_t read_generation(const wire::basic_properties& props) noexcept {
-    const wire::field_value* v = props.headers ? props.headers->find(generation_header) : nullptr;
-    const auto n = v ? wire::integer_of(*v) : std::nullopt;
+    const auto n = wire::integer_header(props, generation_header);
     return n && *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
 }
 
@@ -224,6 +221,17 @@ void write_generation(wire::basic_properties& props, std::uint64_t generation) {
     if (!props.headers) props.headers.emplace();
     const auto g = std::min<std::uint64_t>(generation, std::numeric_limits<std::int64_t>::max());
     props.headers->set(std::string(generation_header), static_cast<std::int64_t>(g));
+}
+
+std::uint64_t next_generation(wall_time now) noexcept {
+    static std::atomic<std::uint64_t> last{0};
+    const std::int64_t us = epoch_microseconds(now);
+    std::uint64_t seen = last.load(std::memory_order_relaxed);
+    std::uint64_t g = 0;
+    do {
+        g = std::max<std::uint64_t>(static_cast<std::uint64_t>(std::max<std::int64_t>(us, 0)), seen + 1);
+    } while (!last.compare_exchange_weak(seen, g, std::memory_order_relaxed));
+    return g;
 }
 
 }  // namespace tarry::contract

@@ -5,6 +5,7 @@
 #include "tarry/amqp/channel.hpp"
 
 #include <memory>
+#include <random>
 
 namespace tarry::control {
 
@@ -20,6 +21,15 @@ amqp::message marker_message(std::string id) {
     m.properties.message_id = std::move(id);
     return m;
 }
+
+bool is_marker(const amqp::basic_properties& p) noexcept { return p.type == marker_type; }
+
+stream_end::stream_end(std::string_view prefix) {
+    thread_local std::mt19937_64 rng(std::random_device{}());
+    id_ = std::string(prefix) + '-' + std::to_string(rng()) + '-' + std::to_string(rng());
+}
+
+amqp::message stream_end::marker() const { return marker_message(id_); }
 
 amqp::wire::field_table stream_arguments() {
     const auto days = std::chrono::duration_cast<std::chrono::days>(stream_max_age).count();

@@ -3,6 +3,7 @@
 
 #include "tarry/contract/occurrence_headers.hpp"
 #include "tarry/contract/schedule_headers.hpp"
+#include "tarry/time/epoch_text.hpp"
 
 #include <algorithm>
 
@@ -15,8 +16,7 @@ namespace wire = amqp::wire;
 void stamp(amqp::basic_properties& p, std::string_view type, std::string id, wall_time written) {
     p.type = std::string(type);
     p.message_id = std::move(id);
-    const auto s = std::chrono::floor<std::chrono::seconds>(written.time_since_epoch()).count();
-    p.timestamp = static_cast<std::uint64_t>(std::max<std::int64_t>(s, 0));
+    p.timestamp = epoch_whole_seconds(written);
     p.delivery_mode = 2;
 }
 
@@ -26,8 +26,7 @@ void set_text(amqp::basic_properties& p, std::string_view name, const std::strin
 }
 
 std::optional<std::string> text_of(const amqp::basic_properties& p, std::string_view name) {
-    const auto* v = p.headers ? p.headers->find(name) : nullptr;
-    const auto* s = v ? std::get_if<std::string>(&v->value) : nullptr;
+    const auto* s = amqp::wire::text_header(p, name);
     if (s == nullptr || s->empty()) return std::nullopt;
     return *s;
 }

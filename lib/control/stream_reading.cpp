@@ -8,7 +8,6 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <memory>
-#include <random>
 
 namespace tarry::control::detail {
 
@@ -17,10 +16,7 @@ namespace {
 struct read_op : std::enable_shared_from_this<read_op> {
     read_op(amqp::connection& c, std::string q, entry_callback e, amqp::detail::op_handler<> h)
         : conn(c), stream(stream_name(q)), on_entry(std::move(e)), done(std::move(h)),
-          ex(c.get_executor()), timer(c.get_executor()) {
-        thread_local std::mt19937_64 rng(std::random_device{}());
-        marker = "list-" + std::to_string(rng()) + "-" + std::to_string(rng());
-    }
+          ex(c.get_executor()), timer(c.get_executor()) {}
 
     void finish(amqp::diagnostics why) {
         if (!done) return;
@@ -76,7 +72,7 @@ struct read_op : std::enable_shared_from_this<read_op> {
                          [self = shared_from_this()](std::error_code ec, const std::string&) {
                              if (ec) return self->finish(std::move(self->diag));
                              // Appended after everything there now: read up to it.
-                             self->ch.async_publish("", self->stream, marker_message(self->marker), {},
+                             self->ch.async_publish("", self->stream, self->end.marker(), {},
                                                     self->diag, [self](std::error_code ec) {
                                                         if (ec) self->finish(std::move(self->diag));
                                                     });
@@ -87,8 +83,8 @@ struct read_op : std::enable_shared_from_this<read_op> {
         if (!done) return;
         ch.async_ack(d.delivery_tag, {}, [](std::error_code) {});
         const auto& p = d.msg.properties;
-        if (p.type == marker_type) {
-            if (p.message_id == marker) finish({});
+        if (is_marker(p)) {
+            if (end.is_end(p)) finish({});
             return;
         }
         if (on_entry) on_entry(d.msg);
@@ -102,7 +98,7 @@ struct read_op : std::enable_shared_from_this<read_op> {
     boost::asio::steady_timer timer;
     amqp::channel ch;
     amqp::diagnostics diag;
-    std::string marker;
+    const stream_end end{"list"};
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "tarry/control/tombstone.hpp"
 
 #include "tarry/contract/schedule_headers.hpp"
+#include "tarry/time/epoch_text.hpp"
 
 #include <algorithm>
 
@@ -11,8 +12,7 @@ amqp::message to_message(const tombstone& t) {
     amqp::message m;
     m.properties.type = std::string(tombstone_type);
     m.properties.message_id = t.job_id;
-    const auto s = std::chrono::floor<std::chrono::seconds>(t.written.time_since_epoch()).count();
-    m.properties.timestamp = static_cast<std::uint64_t>(std::max<std::int64_t>(s, 0));
+    m.properties.timestamp = epoch_whole_seconds(t.written);
     m.properties.delivery_mode = 2;
     contract::write_generation(m.properties, t.generation);
     return m;

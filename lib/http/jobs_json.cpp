@@ -1,19 +1,17 @@
 // /jobs: the query and the page as JSON (see the header).
 //
-// The page is written by hand around Boost.JSON's string escaping because
-// "due" is a number with exactly six fraction digits, which Boost.JSON
-// would write as a double ("1.7672256001234560E9").
+// The page is written by hand, as job events are, because "due" is a
+// number with exactly six fraction digits, which Boost.JSON would write as
+// a double ("1.7672256001234560E9").
 #include "jobs_json.hpp"
 
 #include "utf8_text.hpp"
 
-#include "tarry/amqp/url.hpp"  // percent_decode
-
-#include <boost/json/serialize.hpp>
+#include "tarry/amqp/url.hpp"                  // percent_decode
+#include "tarry/consumer/job_event_json.hpp"  // json_quoted
+#include "tarry/time/epoch_text.hpp"
 
 #include <charconv>
-#include <chrono>
-#include <cstdio>
 
 namespace tarry::http_detail {
 
@@ -32,24 +30,6 @@ std::optional<std::size_t> read_limit(std::string_view text) {
     if (ec != std::errc{} || end != text.data() + text.size() || n < 1 || n > max_limit)
         return std::nullopt;
     return n;
-}
-
-std::string json_string(std::string_view s) {
-    const std::string text = valid_utf8(s);
-    return boost::json::serialize(boost::json::string_view(text));
-}
-
-// Seconds since the epoch with six fraction digits, rounded up to the µs.
-std::string epoch_seconds(wall_time t) {
-    const std::int64_t us = std::chrono::ceil<std::chrono::microseconds>(t.time_since_epoch()).count();
-    const bool negative = us < 0;
-    const std::uint64_t magnitude =
-        negative ? 0 - static_cast<std::uint64_t>(us) : static_cast<std::uint64_t>(us);
-    char text[40];
-    std::snprintf(text, sizeof text, "%s%llu.%06llu", negative ? "-" : "",
-                  static_cast<unsigned long long>(magnitude / 1'000'000),
-                  static_cast<unsigned long long>(magnitude % 1'000'000));
-    return text;
 }
 
 }  // namespace
@@ -95,18 +75,18 @@ std::string jobs_json(const held_jobs_page& page, std::span<const parked_count> 
     for (const auto& job : page.jobs) {
         if (!first) out += ',';
         first = false;
-        out += "{\"id\":" + json_string(job.id) + ",\"due\":" + epoch_seconds(job.due) +
+        out += "{\"id\":" + json_quoted(job.id) + ",\"due\":" + epoch_seconds_text(job.due) +
                ",\"attempt\":" + std::to_string(job.attempt) + ",\"lane\":" + std::to_string(job.lane) +
                '}';
     }
     out += "],\"next\":";
-    out += page.next ? json_string(*page.next) : "null";
+    out += page.next ? json_quoted(*page.next) : "null";
     out += ",\"held\":" + std::to_string(page.held) + ",\"parked_by_queue\":{";
     first = true;
     for (const auto& p : parked) {
         if (!first) out += ',';
         first = false;
-        out += json_string(p.queue) + ':' + (p.messages ? std::to_string(*p.messages) : "null");
+        out += json_quoted(p.queue) + ':' + (p.messages ? std::to_string(*p.messages) : "null");
     }
     out += "}}";
     return out;

@@ -9,6 +9,8 @@
 
 #include "utf8_text.hpp"
 
+#include "tarry/time/epoch_text.hpp"
+
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -47,15 +49,6 @@ std::string number(double v) {
 }
 
 std::string number(std::uint64_t v) { return std::to_string(v); }
-
-// Whole seconds and the fraction apart: the nanoseconds since the epoch
-// are more digits than a double holds (1767225690.25 would come out as
-// 1767225690.2499998).
-double epoch_seconds(wall_time t) {
-    const auto since = t.time_since_epoch();
-    const auto whole = std::chrono::floor<std::chrono::seconds>(since);
-    return static_cast<double>(whole.count()) + std::chrono::duration<double>(since - whole).count();
-}
 
 class exposition {
 public:
@@ -181,6 +174,12 @@ constexpr std::array<counter, 2> event_counters = {{
      "Lifecycle events not published: too many waiting, the copies connection blocked, or the events channel down.",
      &consumer_stats::events_dropped},
 }};
+// The caller's hooks.
+constexpr std::array<counter, 1> hook_counters = {{
+    {"tarry_hook_exceptions_total",
+     "Exceptions thrown by a hook (on_event, on_connection_event, on_connection, is_permanent); the consumer went on.",
+     &consumer_stats::hook_exceptions},
+}};
 
 }  // namespace
 
@@ -195,6 +194,7 @@ std::string metrics_text(const consumer_metrics& m, std::string_view queue) {
                 requeue_reasons, m.requeued_by_reason);
     for (const auto& k : delivery_counters) x.single(k.name, "counter", k.help, number(c.*k.value));
     for (const auto& k : event_counters) x.single(k.name, "counter", k.help, number(c.*k.value));
+    for (const auto& k : hook_counters) x.single(k.name, "counter", k.help, number(c.*k.value));
 
     x.single("tarry_jobs_held", "gauge", "Jobs held now (the delay queue and the ready path).",
              number(static_cast<std::uint64_t>(c.held)));
@@ -205,7 +205,7 @@ std::string metrics_text(const consumer_metrics& m, std::string_view queue) {
     if (m.next_due)
         x.single("tarry_next_due_timestamp_seconds", "gauge",
                  "The earliest due time among the held jobs, in seconds since the Unix epoch.",
-                 number(epoch_seconds(*m.next_due)));
+                 epoch_seconds_text(*m.next_due));
     if (m.oldest_unacked_age)
         x.single("tarry_oldest_unacked_age_seconds", "gauge",
                  "How long the oldest delivery not yet settled has been unacknowledged.",

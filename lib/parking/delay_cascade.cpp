@@ -26,18 +26,6 @@ amqp::diagnostics refusal(std::string why) {
     return amqp::diagnostics::from(amqp::errc::invalid_argument, "delay cascade: " + std::move(why));
 }
 
-const std::string* string_header(const amqp::message& m, std::string_view name) {
-    if (!m.properties.headers) return nullptr;
-    const auto* v = m.properties.headers->find(name);
-    return v ? v->get_if<std::string>() : nullptr;
-}
-
-std::optional<std::int64_t> integer_header(const amqp::message& m, std::string_view name) {
-    if (!m.properties.headers) return std::nullopt;
-    const auto* v = m.properties.headers->find(name);
-    return v ? amqp::wire::integer_of(*v) : std::nullopt;
-}
-
 }  // namespace
 
 std::string_view to_string(cascade_strategy s) noexcept { return s == cascade_strategy::binary ? "binary" : "powers"; }
@@ -252,20 +240,20 @@ std::optional<cascade_spec> delay_cascade::read_description(const amqp::message&
     };
     cascade_spec spec;
     spec.prefix = std::move(prefix);
-    const std::string* strategy = string_header(m, "x-tarry-cascade-strategy");
+    const std::string* strategy = amqp::wire::text_header(m.properties, "x-tarry-cascade-strategy");
     if (!strategy) return fail("has no x-tarry-cascade-strategy header");
     auto s = strategy_from_string(*strategy);
     if (!s) return fail("names an unknown strategy '" + *strategy + "'");
     spec.strategy = *s;
-    const auto base = integer_header(m, "x-tarry-cascade-base");
-    const auto levels = integer_header(m, "x-tarry-cascade-levels");
-    const auto unit = integer_header(m, "x-tarry-cascade-unit-ms");
+    const auto base = amqp::wire::integer_header(m.properties, "x-tarry-cascade-base");
+    const auto levels = amqp::wire::integer_header(m.properties, "x-tarry-cascade-levels");
+    const auto unit = amqp::wire::integer_header(m.properties, "x-tarry-cascade-unit-ms");
     if (!base || !levels || !unit) return fail("lacks an integer base, levels or unit-ms header");
     if (*base < 0 || *base > 1000 || *levels < 0 || *levels > 1000) return fail("has a base or levels out of range");
     spec.base = static_cast<unsigned>(*base);
     spec.levels = static_cast<unsigned>(*levels);
     spec.unit = std::chrono::milliseconds(*unit);
-    if (const std::string* kind = string_header(m, "x-tarry-cascade-queue-type")) {
+    if (const std::string* kind = amqp::wire::text_header(m.properties, "x-tarry-cascade-queue-type")) {
         const auto k = amqp::queue_kind_from_string(*kind);
         if (!k) return fail("names an unknown queue type '" + *kind + "'");
         spec.queue_type = *k;

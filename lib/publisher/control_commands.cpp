@@ -7,6 +7,7 @@
 #include "publisher_state.hpp"
 #include "scheduled_message.hpp"
 
+#include "tarry/contract/schedule_headers.hpp"
 #include "tarry/control/control_stream.hpp"
 #include "tarry/control/tombstone.hpp"
 
@@ -73,7 +74,7 @@ void publisher::state::run_command(std::string queue, amqp::message entry, std::
 void publisher::cancel_(std::string queue, std::string job_id, completion h) {
     if (auto refused = job_id_refusal(job_id); refused.code) return s_->refuse(std::move(h), std::move(refused));
     const wall_time now = std::chrono::system_clock::now();
-    const control::tombstone t{std::move(job_id), detail::next_generation(now), now};
+    const control::tombstone t{std::move(job_id), contract::next_generation(now), now};
     s_->run_command(std::move(queue), control::to_message(t), std::nullopt, std::move(h));
 }
 
@@ -81,7 +82,7 @@ void publisher::reschedule_(std::string queue, std::string job_id, job_schedule 
                             completion h) {
     if (auto refused = job_id_refusal(job_id); refused.code) return s_->refuse(std::move(h), std::move(refused));
     const wall_time now = std::chrono::system_clock::now();
-    const std::uint64_t g = detail::next_generation(now);
+    const std::uint64_t g = contract::next_generation(now);
     msg.properties.message_id = job_id;
     if (auto refused = detail::schedule_message(msg, when, now, g, s_->options); refused.code)
         return s_->refuse(std::move(h), std::move(refused));

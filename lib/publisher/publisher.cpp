@@ -8,6 +8,8 @@
 #include "publisher_state.hpp"
 #include "scheduled_message.hpp"
 
+#include "tarry/contract/schedule_headers.hpp"
+
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
@@ -45,7 +47,7 @@ void publisher::publish_(std::string exchange, std::string routing_key, amqp::me
     std::optional<std::chrono::milliseconds> park;
     if (when != nullptr) {
         const wall_time now = std::chrono::system_clock::now();
-        if (auto refused = detail::schedule_message(msg, *when, now, detail::next_generation(now), s_->options);
+        if (auto refused = detail::schedule_message(msg, *when, now, contract::next_generation(now), s_->options);
             refused.code)
             return s_->refuse(std::move(h), std::move(refused));
         if (!msg.properties.expiration) park = detail::publisher_park_wait(when->due(now), now, s_->options);

@@ -7,6 +7,7 @@
 #include "publisher_state.hpp"
 #include "scheduled_message.hpp"
 
+#include "tarry/contract/schedule_headers.hpp"
 #include "tarry/control/schedule_catalog.hpp"
 #include "tarry/periodic/error.hpp"
 #include "tarry/periodic/occurrence.hpp"
@@ -52,7 +53,7 @@ void publisher::upsert_schedule_(std::string queue, std::string schedule_id, per
         return s_->refuse(std::move(h), amqp::diagnostics::from(periodic::errc::invalid_schedule,
                                                                 "schedule '" + schedule_id +
                                                                     "' has no occurrence left (its end is past)"));
-    const std::uint64_t g = detail::next_generation(now);
+    const std::uint64_t g = contract::next_generation(now);
     const auto text = periodic::to_string(spec);
     const contract::occurrence_headers o{schedule_id, periodic::format_nominal(*first), text, 1,
                                          contract::new_copy_id()};
@@ -65,7 +66,7 @@ void publisher::remove_schedule_(std::string queue, std::string schedule_id, com
     if (auto refused = schedule_id_refusal(schedule_id); refused.code)
         return s_->refuse(std::move(h), std::move(refused));
     const wall_time now = std::chrono::system_clock::now();
-    const control::schedule_removal r{std::move(schedule_id), detail::next_generation(now), now};
+    const control::schedule_removal r{std::move(schedule_id), contract::next_generation(now), now};
     s_->run_command(std::move(queue), control::to_entry(r), std::nullopt, std::move(h));
 }
 

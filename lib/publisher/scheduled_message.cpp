@@ -5,7 +5,6 @@
 #include "tarry/contract/schedule_headers.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <random>
 
@@ -51,17 +50,6 @@ amqp::diagnostics refusal(const job_schedule& when, wall_time due, wall_time now
 }
 
 }  // namespace
-
-std::uint64_t next_generation(wall_time now) noexcept {
-    static std::atomic<std::uint64_t> last{0};
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
-    std::uint64_t seen = last.load(std::memory_order_relaxed);
-    std::uint64_t g = 0;
-    do {
-        g = std::max<std::uint64_t>(static_cast<std::uint64_t>(std::max<std::int64_t>(us, 0)), seen + 1);
-    } while (!last.compare_exchange_weak(seen, g, std::memory_order_relaxed));
-    return g;
-}
 
 amqp::diagnostics schedule_message(amqp::message& msg, const job_schedule& when, wall_time now,
                                    std::uint64_t generation, const publisher_options& o) {

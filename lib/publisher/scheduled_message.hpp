@@ -9,11 +9,6 @@
 
 namespace tarry::detail {
 
-/// µs since the epoch at `now`, strictly above every generation this
-/// process has given before (so two publishers of one process never share
-/// one). Any thread.
-std::uint64_t next_generation(wall_time now) noexcept;
-
 /// Puts `when` (as due at `now`) and `generation` on `msg`, a fresh random
 /// message_id when it has none, delivery_mode 2 when `o.persistent` and it
 /// sets none. When the schedule is refused (delay_exceeds_max,

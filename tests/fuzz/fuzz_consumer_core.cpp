@@ -3,7 +3,7 @@
 //
 // The input is a program (fuzz_core_program.hpp): options, then steps -
 // deliveries (due at once, held, parked, with no header, a bad header, an
-// x-delay, unreadable; on a lane's current generation or a stale one), a
+// x-delay, unreadable; on a lane's current incarnation or a stale one), a
 // worker popping a due job and, some steps later, its outcome reaching the
 // core (success, failure, reject, requeue; or handed back unrun, not
 // current or not yet due), the broker confirming or refusing a copy the
@@ -164,7 +164,7 @@ subscription_options options_of(std::uint8_t a, std::uint8_t b) {
 // One delivery the core took (on an incarnation current when it came).
 struct delivery_record {
     std::size_t lane = 0;
-    std::uint32_t generation = 0;
+    std::uint32_t incarnation = 0;
     std::uint64_t tag = 0;
     bool settled = false;
     int runs = 0;
@@ -181,7 +181,7 @@ struct incarnation {
 
 struct pending_start {
     std::size_t lane = 0;
-    std::uint32_t generation = 0;  // 0 until its channel is open
+    std::uint32_t incarnation = 0;  // 0 until its channel is open
 };
 
 struct publish_out {
@@ -250,7 +250,7 @@ public:
 private:
     moment now() const { return {clock_.now(), clock_.wall_now()}; }
     std::size_t lanes() const { return core_.lanes().size(); }
-    std::uint32_t current_generation(std::size_t lane) const { return core_.lanes().generations()->get(lane); }
+    std::uint32_t current_incarnation(std::size_t lane) const { return core_.lanes().incarnations()->get(lane); }
 
     void step(program& p) {
         const auto o = p.next() % cp::op_count;
@@ -290,7 +290,7 @@ private:
             case cp::lose_lane: lose_lane(p.next()); break;
             case cp::lose_connection:
                 for (std::size_t l = 0; l < lanes(); ++l)
-                    if (current_generation(l) != 0) older_[l] = current_generation(l);
+                    if (current_incarnation(l) != 0) older_[l] = current_incarnation(l);
                 core_.connection_lost("connection lost", now());
                 break;
             case cp::advance: clock_.advance(std::chrono::milliseconds(cp::advance_ms[p.next() % 12])); break;
@@ -332,13 +332,13 @@ private:
 
     // The driver opens a lane's channel when it is down.
     void open(pending_start& s) {
-        if (s.generation != 0) return;
-        if (current_generation(s.lane) != 0) {
-            s.generation = current_generation(s.lane);
+        if (s.incarnation != 0) return;
+        if (current_incarnation(s.lane) != 0) {
+            s.incarnation = current_incarnation(s.lane);
             return;
         }
-        s.generation = core_.lane_opened(s.lane);
-        incarnations_[s.generation] = {};
+        s.incarnation = core_.lane_opened(s.lane);
+        incarnations_[s.incarnation] = {};
     }
 
     void start_done(std::uint8_t k, bool ok) {
@@ -347,14 +347,14 @@ private:
         pending_start s = starts_[i];
         starts_.erase(starts_.begin() + static_cast<std::ptrdiff_t>(i));
         if (!ok) {
-            core_.lane_start_failed(s.lane, s.generation, "basic.consume refused", now());
+            core_.lane_start_failed(s.lane, s.incarnation, "basic.consume refused", now());
             return;
         }
         open(s);
-        const bool current = core_.lanes().current(s.lane, s.generation);
-        core_.lane_consuming(s.lane, s.generation, "ctag-" + std::to_string(s.generation));
+        const bool current = core_.lanes().current(s.lane, s.incarnation);
+        core_.lane_consuming(s.lane, s.incarnation, "ctag-" + std::to_string(s.incarnation));
         if (current) {
-            auto& inc = incarnations_[s.generation];
+            auto& inc = incarnations_[s.incarnation];
             inc.consuming = inc.had_consumer = true;
             inc.after_cancel = 0;
         }
@@ -362,7 +362,7 @@ private:
 
     void lose_lane(std::uint8_t b) {
         const std::size_t lane = (b & 0x7f) % lanes();
-        const std::uint32_t gen = (b & 0x80) ? older_[lane] : current_generation(lane);
+        const std::uint32_t gen = (b & 0x80) ? older_[lane] : current_incarnation(lane);
         if (core_.lanes().current(lane, gen)) older_[lane] = gen;
         core_.lane_lost(lane, gen, "channel closed", now());
     }
@@ -371,7 +371,7 @@ private:
     // it (none crosses, as with our own cancel); its channel stays open.
     void broker_cancel(std::uint8_t b) {
         const std::size_t lane = b % lanes();
-        const std::uint32_t gen = current_generation(lane);
+        const std::uint32_t gen = current_incarnation(lane);
         if (gen != 0) {
             auto& inc = incarnations_[gen];
             inc.consuming = false;
@@ -388,7 +388,7 @@ private:
     std::optional<std::size_t> delivering_lane(std::size_t want) {
         for (std::size_t i = 0; i < lanes(); ++i) {
             const std::size_t lane = (want + i) % lanes();
-            const auto gen = current_generation(lane);
+            const auto gen = current_incarnation(lane);
             if (gen == 0) continue;
             auto& inc = incarnations_[gen];
             if (inc.consuming) return lane;
@@ -405,12 +405,12 @@ private:
         const unsigned kind = what % 16;
         std::size_t lane = want;
         std::uint32_t gen = 0;
-        bool stale = (flags & cp::stale_generation) != 0;
+        bool stale = (flags & cp::stale_incarnation) != 0;
         if (!stale) {
             const auto l = delivering_lane(want);
             if (!l) return;  // nothing consumes: the broker delivers nothing
             lane = *l;
-            gen = current_generation(lane);
+            gen = current_incarnation(lane);
         } else {
             gen = older_[lane];  // an earlier incarnation's delivery, read late (0: none)
         }
@@ -473,7 +473,7 @@ private:
         if (current) {
             delivery_record r;
             r.lane = lane;
-            r.generation = gen;
+            r.incarnation = gen;
             r.tag = d.delivery_tag;
             deliveries_.push_back(r);
             by_tag_[{gen, d.delivery_tag}] = index;
@@ -493,7 +493,7 @@ private:
     // ---- workers ------------------------------------------------------------
 
     std::size_t record_of(const held_job& j) {
-        const auto it = by_tag_.find({j.generation, j.delivery_tag});
+        const auto it = by_tag_.find({j.incarnation, j.delivery_tag});
         check(it != by_tag_.end(), "the store holds a job of no delivery");
         return it->second;
     }
@@ -501,12 +501,12 @@ private:
     void pop() {
         auto item = queue_.try_pop();
         if (!item) return;
-        trace("  popped lane %u gen %u tag %llu", static_cast<unsigned>(item->value.lane), item->value.generation,
+        trace("  popped lane %u gen %u tag %llu", static_cast<unsigned>(item->value.lane), item->value.incarnation,
               static_cast<unsigned long long>(item->value.delivery_tag));
         check(item->due <= clock_.now(), "a job handed to a worker before its steady due time");
         held_job& j = item->value;
         const std::size_t d = record_of(j);
-        if (!core_.lanes().current(j.lane, j.generation)) {
+        if (!core_.lanes().current(j.lane, j.incarnation)) {
             running_.push_back({std::move(j), {}, finished_job::result::not_current});
             return;
         }
@@ -622,16 +622,16 @@ private:
     void execute(core_action& a) {
         if (tracing()) trace_action(a);
         if (const auto* x = std::get_if<action::ack>(&a)) {
-            settle(x->lane, x->generation, x->tag, x->multiple, true);
+            settle(x->lane, x->incarnation, x->tag, x->multiple, true);
         } else if (const auto* x = std::get_if<action::nack>(&a)) {
-            settle(x->lane, x->generation, x->tag, x->multiple, false);
+            settle(x->lane, x->incarnation, x->tag, x->multiple, false);
         } else if (auto* x = std::get_if<action::publish>(&a)) {
             published(*x);
         } else if (const auto* x = std::get_if<action::start_lane>(&a)) {
             check(x->lane < lanes(), "start_lane of no lane");
             starts_.push_back({x->lane, 0});
         } else if (const auto* x = std::get_if<action::cancel_lane>(&a)) {
-            if (core_.lanes().current(x->lane, x->generation)) incarnations_[x->generation].consuming = false;
+            if (core_.lanes().current(x->lane, x->incarnation)) incarnations_[x->incarnation].consuming = false;
         } else if (std::holds_alternative<action::sweep>(a)) {
             sweep_asked_ = true;
         } else if (const auto* x = std::get_if<action::emit>(&a)) {
@@ -642,10 +642,10 @@ private:
 
     void trace_action(const core_action& a) const {
         if (const auto* x = std::get_if<action::ack>(&a)) {
-            trace("  ack lane %zu gen %u tag %llu%s", x->lane, x->generation, static_cast<unsigned long long>(x->tag),
+            trace("  ack lane %zu gen %u tag %llu%s", x->lane, x->incarnation, static_cast<unsigned long long>(x->tag),
                   x->multiple ? " multiple" : "");
         } else if (const auto* x = std::get_if<action::nack>(&a)) {
-            trace("  nack lane %zu gen %u tag %llu%s", x->lane, x->generation, static_cast<unsigned long long>(x->tag),
+            trace("  nack lane %zu gen %u tag %llu%s", x->lane, x->incarnation, static_cast<unsigned long long>(x->tag),
                   x->multiple ? " multiple" : "");
         } else if (const auto* x = std::get_if<action::publish>(&a)) {
             trace("  publish %llu to '%s' '%s' (id %s)", static_cast<unsigned long long>(x->publish_id),
@@ -653,7 +653,7 @@ private:
         } else if (const auto* x = std::get_if<action::start_lane>(&a)) {
             trace("  start_lane %zu", x->lane);
         } else if (const auto* x = std::get_if<action::cancel_lane>(&a)) {
-            trace("  cancel_lane %zu gen %u", x->lane, x->generation);
+            trace("  cancel_lane %zu gen %u", x->lane, x->incarnation);
         } else if (const auto* x = std::get_if<action::close_lane>(&a)) {
             trace("  close_lane %zu", x->lane);
         } else if (std::holds_alternative<action::sweep>(a)) {
@@ -697,7 +697,7 @@ private:
                   [&] { return "d" + std::to_string(d); });
         }
         r.settled = true;
-        --incarnations_[r.generation].unsettled;
+        --incarnations_[r.incarnation].unsettled;
         copy_pending_.erase(d);
     }
 
@@ -706,7 +706,7 @@ private:
         const auto d = original_of(x.message);
         check(d.has_value(), "a copy of no delivery");
         auto& r = deliveries_[*d];
-        check(core_.lanes().current(r.lane, r.generation), "a copy published for a delivery no longer current",
+        check(core_.lanes().current(r.lane, r.incarnation), "a copy published for a delivery no longer current",
               [&] { return "d" + std::to_string(*d) + " to '" + x.routing_key + "'"; });
         check(!r.settled, "a copy published for a settled delivery", [&] { return "d" + std::to_string(*d); });
         r.publishes.push_back(x.publish_id);
@@ -722,7 +722,7 @@ private:
         const auto d = index_of(e.id);
         check(d.has_value(), "dropped: an event of no delivery", e.id);
         auto& r = deliveries_[*d];
-        check(!core_.lanes().current(r.lane, r.generation), "a delivery dropped while current", e.id);
+        check(!core_.lanes().current(r.lane, r.incarnation), "a delivery dropped while current", e.id);
         copy_pending_.erase(*d);
     }
 
@@ -739,7 +739,7 @@ private:
               [&] { return std::to_string(core_.copies_pending()) + " vs " + std::to_string(copy_pending_.size()); });
         bool any_unsettled = false;
         for (std::size_t l = 0; l < lanes(); ++l) {
-            const auto gen = current_generation(l);
+            const auto gen = current_incarnation(l);
             if (gen == 0) continue;
             const auto& lane = core_.lanes()[l];
             check(lane.unsettled == incarnations_[gen].unsettled, "a lane's unsettled count is not its deliveries'",
@@ -783,7 +783,7 @@ private:
         check(core_.copies_pending() == 0, "copies still pending after stop and every confirm");
         for (std::size_t d = 0; d < deliveries_.size(); ++d) {
             const auto& r = deliveries_[d];
-            if (core_.lanes().current(r.lane, r.generation))
+            if (core_.lanes().current(r.lane, r.incarnation))
                 check(r.settled, "a delivery of a current lane left unsettled at the end of stop", [&] { return "d" + std::to_string(d); });
         }
     }
@@ -800,7 +800,7 @@ private:
     wall_time wall_start_;
 
     std::vector<delivery_record> deliveries_;
-    std::map<std::pair<std::uint32_t, std::uint64_t>, std::size_t> by_tag_;  // (generation, tag)
+    std::map<std::pair<std::uint32_t, std::uint64_t>, std::size_t> by_tag_;  // (incarnation, tag)
     std::map<std::uint32_t, incarnation> incarnations_;
     std::vector<std::uint32_t> older_;  // per lane: its last incarnation that was lost
     std::vector<pending_start> starts_;

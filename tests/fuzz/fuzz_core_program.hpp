@@ -34,7 +34,7 @@ enum op : std::uint8_t {
                        ///< below), or handed back unrun
     confirm,           ///< [k] the broker confirms a publish not yet answered
     refuse,            ///< [k, why] the broker refuses it (why % 8 == 7: header_too_large, else nacked)
-    lose_lane,         ///< [lane, stale] the lane's channel closes (its current or an older generation)
+    lose_lane,         ///< [lane, stale] the lane's channel closes (its current or an older incarnation)
     lose_connection,   ///< the consuming connection is lost
     advance,           ///< [amount] both clocks move forward (amount % 12: advance_ms below)
     step_wall,         ///< [amount] the wall clock alone steps (amount % 6: wall_step_ms below)
@@ -44,7 +44,7 @@ enum op : std::uint8_t {
     stop,              ///< core.stop()
     give_back,         ///< when stopping: the store's jobs, drained, given back
     cancel,            ///< [k] a tombstone for delivery k (modulo those taken) is read: its copies
-                       ///< (generation 0 here) are cancelled from now on
+                       ///< (incarnation 0 here) are cancelled from now on
     broker_cancel,     ///< [lane] the broker cancels the lane's consumer (its queue deleted, RabbitMQ
                        ///< 4.3's consumer timeout): consumer_cancelled; no delivery comes on it after
     op_count
@@ -65,7 +65,7 @@ inline constexpr std::int64_t due_offset_ms[11] = {-1000, 0, 1, 50, 500, 1000, 1
 enum delivery_flag : std::uint8_t {
     redelivered = 1,
     delivery_count_shift = 1,  ///< bits 1-2: x-delivery-count none, 0, 1, 2
-    stale_generation = 8,      ///< on an earlier generation of the lane (or none): not current
+    stale_incarnation = 8,      ///< on an earlier incarnation of the lane (or none): not current
     attempt_shift = 4,         ///< bits 4-5: x-tarry-attempt none, 2, 3, 9
     short_expiration = 64,     ///< expiration "1" (ms): a job due later is dead-lettered
 };

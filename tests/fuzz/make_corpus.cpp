@@ -398,7 +398,7 @@ void write(const fs::path& out_root) {
     d.add("lane-lost-while-running",
           program(plain_a, plain_b).subscribe().deliver(due_now).deliver(due_1s).op(cp::pop)
               .op(cp::lose_lane, {0}).op(cp::finish, {0, cp::success}).op(cp::sweep).op(cp::wake)
-              .op(cp::subscribed).op(cp::start_consuming, {0}).deliver(due_now, 0, cp::stale_generation)
+              .op(cp::subscribed).op(cp::start_consuming, {0}).deliver(due_now, 0, cp::stale_incarnation)
               .data());
     d.add("connection-lost-while-copy-pending",
           program(plain_a, plain_b).subscribe().deliver(due_now).run(cp::failure).deliver(due_1s)

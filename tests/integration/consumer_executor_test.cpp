@@ -86,10 +86,15 @@ TEST_CASE("start failures carry a code: a missing queue is the broker's 404, a w
     boost::asio::io_context io;
     tarry::consumer w(io.get_executor(), cfg, options_for(unique_name("auth")), succeed);
     std::optional<std::error_code> result;
-    w.async_run([&](std::error_code ec) { result = ec; });
+    amqp::diagnostics diag;
+    diag.message = "stale";  // replaced by what kept it from starting
+    w.async_run(diag, [&](std::error_code ec) { result = ec; });
     io.run();
     REQUIRE(result);
     CHECK(*result == amqp::errc::authentication_failed);
+    CHECK(diag.code == *result);
+    CHECK(diag.message != "stale");
+    CHECK_FALSE(diag.message.empty());
 }
 
 TEST_CASE("connection events: typed, and the log lines the same as text()") {

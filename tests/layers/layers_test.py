@@ -21,6 +21,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_includes  # noqa: E402
+from file_tree import write_tree  # noqa: E402
 from layer_table import LayerTable  # noqa: E402
 
 TABLE = """# a small drawing
@@ -32,15 +33,9 @@ high: low wire time | boost
 
 
 def make_tree(files, table=TABLE):
-    root = tempfile.mkdtemp()
     files = dict(files)
     files["lib/layers.txt"] = table
-    for path, text in files.items():
-        full = os.path.join(root, path)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "w", encoding="utf-8") as f:
-            f.write(text)
-    return root
+    return write_tree(files)
 
 
 CLEAN = {

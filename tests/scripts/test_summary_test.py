@@ -43,9 +43,14 @@ def make_reports(n):
     return d
 
 
+def run(*args):
+    return subprocess.run([SCRIPT, *args], capture_output=True, text=True)
+
+
 def summary(*args):
-    r = subprocess.run([SCRIPT, *args], capture_output=True, text=True)
-    return r.stdout.strip(), r.returncode
+    """The last line alone, and the exit status."""
+    r = run(*args)
+    return r.stdout.strip().splitlines()[-1], r.returncode
 
 
 class TestSummary(unittest.TestCase):
@@ -81,6 +86,24 @@ class TestSummary(unittest.TestCase):
         build = make_build([{"result": "OK", "stdout": doctest_out(2, 1)}])
         log = os.path.join(build, "meson-logs", "testlog.json")
         self.assertEqual(summary(log), ("2 passed, 1 failed", 1))
+
+    def test_names_what_failed_before_the_line(self):
+        failing = ("=" * 79 + "\n/src/t.cpp:10:\nTEST CASE:  fault: a cut connection\n\n"
+                   "/src/t.cpp:12: ERROR: CHECK( lost == 0 ) is NOT correct!\n"
+                   + doctest_out(3, 1))
+        build = make_build([
+            {"name": "tarry:unit / a", "result": "OK", "stdout": doctest_out(2, 0)},
+            {"name": "tarry:integration / b", "result": "FAIL", "stdout": failing},
+            {"name": "tarry:integration / c", "result": "TIMEOUT", "stdout": "waiting\n"},
+        ])
+        r = run(build)
+        self.assertEqual(r.stdout.splitlines(), [
+            "failed: tarry:integration / b (FAIL)",
+            "  case: fault: a cut connection",
+            "failed: tarry:integration / c (TIMEOUT)",
+            "5 passed, 2 failed",
+        ])
+        self.assertEqual(r.returncode, 1)
 
     def test_no_report_fails_nothing(self):
         build = make_build([{"result": "OK", "stdout": doctest_out(3, 0)}])

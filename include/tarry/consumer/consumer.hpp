@@ -49,7 +49,8 @@
 // Threads: the consumer's I/O runs on one executor: a thread of its own
 // (the first constructor), or an executor you give (the second; you run its
 // io_context, and a publisher or other consumers may share it). All its AMQP
-// work happens there, in sequence. `workers` threads run synchronous
+// work happens there, in sequence: on a strand of it, so any number of
+// threads may run that io_context. `workers` threads run synchronous
 // handlers; asynchronous ones run on their handler executor (and, with
 // publish_events, one thread publishes the lifecycle events). The
 // handler and the hooks are called concurrently from several threads. The
@@ -60,6 +61,7 @@
 #pragma once
 
 #include "tarry/amqp/connection_config.hpp"
+#include "tarry/amqp/error.hpp"
 #include "tarry/consumer/async_job_handler.hpp"
 #include "tarry/consumer/connection_event.hpp"
 #include "tarry/consumer/consumer_metrics.hpp"
@@ -85,8 +87,10 @@ namespace tarry {
 using job_handler = std::function<job_outcome(const job&)>;
 
 /// Optional observers, called from the I/O executor and worker threads
-/// (concurrently): keep them quick and thread-safe; exceptions they throw
-/// are ignored.
+/// (concurrently): keep them quick and thread-safe. An exception one throws
+/// is never fatal: it is counted (consumer_stats::hook_exceptions,
+/// tarry_hook_exceptions_total) and told to on_connection as a line (one
+/// that on_connection throws is counted only), and the consumer goes on.
 struct consumer_hooks {
     /// Every job event, of every kind, as it happens.
     std::function<void(const job_event&)> on_event;
@@ -153,7 +157,16 @@ public:
     template <class Token>
     auto async_run(Token&& token) {
         return boost::asio::async_initiate<Token, void(std::error_code)>(
-            [this](auto handler) { run_erased(std::move(handler)); }, token);
+            [this](auto handler) { run_erased(std::move(handler), nullptr); }, token);
+    }
+    /// The same; `diag` receives, before completion, what kept it from
+    /// starting (the message, and the broker's reply when it refused), or
+    /// is cleared when it ran and stopped. `diag` must outlive the
+    /// operation.
+    template <class Token>
+    auto async_run(amqp::diagnostics& diag, Token&& token) {
+        return boost::asio::async_initiate<Token, void(std::error_code)>(
+            [this, &diag](auto handler) { run_erased(std::move(handler), &diag); }, token);
     }
 
     /// Stops as stop() does, without blocking the caller: completes once
@@ -218,7 +231,7 @@ public:
     class impl;
 
 private:
-    void run_erased(boost::asio::any_completion_handler<void(std::error_code)> handler);
+    void run_erased(boost::asio::any_completion_handler<void(std::error_code)> handler, amqp::diagnostics* diag);
     void stop_erased(boost::asio::any_completion_handler<void()> handler);
     void ping_erased(boost::asio::any_completion_handler<void()> handler);
 

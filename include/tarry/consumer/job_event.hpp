@@ -79,6 +79,8 @@ struct consumer_stats {
     std::uint64_t events_published = 0;  ///< lifecycle events handed to the copies connection
     std::uint64_t events_dropped = 0;    ///< lifecycle events not published: too many waiting, the
                                          ///< copies connection blocked, or the events channel down
+    std::uint64_t hook_exceptions = 0;   ///< exceptions thrown by a hook (consumer_hooks, is_permanent),
+                                         ///< each told to on_connection; the consumer went on
     std::size_t held = 0;             ///< held now (delay queue + ready path)
     std::size_t held_bytes = 0;       ///< what they count against max_held_bytes
     std::size_t running = 0;          ///< handlers running now

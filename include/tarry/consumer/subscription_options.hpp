@@ -172,7 +172,9 @@ struct subscription_options {
     /// Failures never worth retrying: an exception for which this returns
     /// true is dead-lettered `rejected: <what()>` at once (so are exceptions
     /// derived from tarry::permanent_error, always). Called on worker
-    /// threads. Empty: only permanent_error.
+    /// threads. Empty: only permanent_error. What it throws means "not
+    /// permanent", and is counted (consumer_stats::hook_exceptions) and told
+    /// to consumer_hooks::on_connection.
     std::function<bool(const std::exception_ptr&)> is_permanent;
     /// When a copy (retry, parked job, dead letter) is refused or never
     /// confirmed, its original stays unacknowledged and is given back

@@ -112,4 +112,11 @@ std::uint64_t read_generation(const amqp::wire::basic_properties& props) noexcep
 /// read it), replacing any earlier one; headers are created when absent.
 void write_generation(amqp::wire::basic_properties& props, std::uint64_t generation);
 
+/// A fresh generation for what is written at `now` (a job, a reschedule's
+/// copy, a tombstone, a schedule command, a replayed dead letter): µs since
+/// the epoch, strictly above every generation this process has given
+/// before, so two writers of one process never share one, even when the
+/// clock steps back. Any thread.
+std::uint64_t next_generation(wall_time now) noexcept;
+
 }  // namespace tarry::contract

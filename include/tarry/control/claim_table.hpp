@@ -16,17 +16,15 @@
 // share a lock; add and expire take it alone).
 #pragma once
 
+#include "tarry/control/expiring_table.hpp"
 #include "tarry/control/schedule_entry.hpp"
 #include "tarry/time/time_points.hpp"
 
 #include <chrono>
 #include <cstddef>
-#include <deque>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 namespace tarry::control {
 
@@ -55,21 +53,8 @@ public:
     std::size_t size() const;
 
 private:
-    struct string_hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-    };
-    struct entry {
-        std::string copy;
-        wall_time written;
-    };
-    bool expired(wall_time written, wall_time now) const noexcept { return now - written >= retention_; }
-
-    const std::chrono::milliseconds retention_;
-    mutable std::shared_mutex mutex_;
-    std::unordered_map<std::string, entry, string_hash, std::equal_to<>> by_occurrence_;
-    // The winners in the order added: expire() pops from the front.
-    std::deque<std::pair<wall_time, std::string>> added_;
+    // By occurrence id: the copy its first kept claim names.
+    detail::expiring_table<std::string> winners_;
 };
 
 }  // namespace tarry::control

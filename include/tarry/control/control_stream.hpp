@@ -39,6 +39,31 @@ inline constexpr std::int64_t stream_segment_bytes = 1'000'000;
 inline constexpr std::string_view marker_type = "tarry.marker";
 /// A marker entry with `id` (transient, empty body).
 amqp::message marker_message(std::string id);
+/// Whether `p` is a marker's (any reader's): no entry to act on.
+bool is_marker(const amqp::basic_properties& p) noexcept;
+
+/// The one catch-up of every reader of a control stream: read from the
+/// first entry up to a marker of its own, appended once consuming. Pure
+/// (the reader does the I/O): append marker(), then pass each delivery's
+/// properties to is_end() until it says the marker is back. A fresh id
+/// each (the prefix, then 128 random bits), so two readers never take each
+/// other's marker for their own. Any thread; a value.
+class stream_end {
+public:
+    /// A new end to read up to; `prefix` names the kind of reader in the
+    /// id ("list", "marker").
+    explicit stream_end(std::string_view prefix);
+    /// The marker to append.
+    amqp::message marker() const;
+    /// True when `p` is this end's marker: everything appended before it
+    /// has been read.
+    bool is_end(const amqp::basic_properties& p) const noexcept { return is_marker(p) && p.message_id == id_; }
+    /// The marker's id.
+    const std::string& id() const noexcept { return id_; }
+
+private:
+    std::string id_;
+};
 
 /// The arguments of every active declare: x-queue-type "stream", x-max-age
 /// "7D" (stream_max_age), x-stream-max-segment-size-bytes. The stream is durable.

@@ -16,18 +16,14 @@
 // share a lock; add and expire take it alone). empty() takes no lock.
 #pragma once
 
+#include "tarry/control/expiring_table.hpp"
 #include "tarry/control/tombstone.hpp"
 #include "tarry/time/time_points.hpp"
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <shared_mutex>
-#include <string>
 #include <string_view>
-#include <unordered_map>
 
 namespace tarry::control {
 
@@ -53,32 +49,14 @@ public:
     /// Job ids with a tombstone kept (expired ones until expire()).
     std::size_t size() const;
     /// True when no tombstone is kept: the release path's fast check.
-    bool empty() const noexcept { return count_.load(std::memory_order_acquire) == 0; }
+    bool empty() const noexcept { return by_id_.empty(); }
     /// How long a tombstone counts, as given at construction.
-    std::chrono::milliseconds retention() const noexcept { return retention_; }
+    std::chrono::milliseconds retention() const noexcept { return by_id_.retention(); }
 
 private:
-    struct string_hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-    };
-    struct entry {
-        std::uint64_t generation;
-        wall_time written;
-    };
-
-    /// Written `retention` or longer before `now` (computed so that no time
-    /// near the ends of wall_time overflows).
-    bool expired(wall_time written, wall_time now) const noexcept { return now - written >= retention_; }
-
-    const std::chrono::milliseconds retention_;
-    mutable std::shared_mutex mutex_;
-    std::unordered_map<std::string, entry, string_hash, std::equal_to<>> by_id_;
-    // Each add, in the order added: expire() pops from the front while
-    // expired. A tombstone added after a later-written one waits behind it
-    // (covers() has ignored it since it expired).
-    std::deque<std::pair<wall_time, std::string>> added_;
-    std::atomic<std::size_t> count_{0};
+    // By job id: the highest generation of its tombstones (the slot's
+    // written time is the latest of theirs).
+    detail::expiring_table<std::uint64_t> by_id_;
 };
 
 }  // namespace tarry::control

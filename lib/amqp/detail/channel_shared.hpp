@@ -19,11 +19,11 @@ class connection_impl;
 struct channel_shared {
     channel_shared(std::shared_ptr<connection_impl> c, std::uint64_t gen, channel_ref r,
                    std::uint32_t fmax)
-        : conn(std::move(c)), generation(gen), ref(r), frame_max(fmax) {}
+        : conn(std::move(c)), session(gen), ref(r), frame_max(fmax) {}
 
     // Immutable after construction: read from any thread.
     const std::shared_ptr<connection_impl> conn;
-    const std::uint64_t generation;  ///< the transport connection it belongs to
+    const std::uint64_t session;  ///< the number of the session (transport connection) it belongs to
     const channel_ref ref;
     const std::uint32_t frame_max;
 

@@ -28,8 +28,8 @@ std::string where(const broker_address& a) { return a.host + ":" + std::to_strin
 
 struct connection_impl::session {
     session(const asio::any_io_executor& ex, asio::ssl::context* tls, machine_config mc,
-            std::uint64_t gen, broker_address addr)
-        : generation(gen),
+            std::uint64_t n, broker_address addr)
+        : number(n),
           address(std::move(addr)),
           stream(ex, tls),
           resolver(ex),
@@ -37,7 +37,7 @@ struct connection_impl::session {
           deadline(ex),
           connect_timer(ex) {}
 
-    std::uint64_t generation;
+    std::uint64_t number;  // 1 for the first, counting each reconnect
     broker_address address;  // where this session connects (its port effective)
     transport stream;
     asio::ip::tcp::resolver resolver;
@@ -154,7 +154,7 @@ void connection_impl::open_channel(op_handler<channel> h) {
                 return;
             }
             auto shared = std::make_shared<channel_shared>(
-                shared_from_this(), session_->generation, ev.channel,
+                shared_from_this(), session_->number, ev.channel,
                 session_->machine.limits().frame_max);
             channels_[ev.channel.serial] = shared;
             std::move(h).complete(strand_, diagnostics{}, channel(std::move(shared)));
@@ -169,12 +169,12 @@ void connection_impl::open_channel(op_handler<channel> h) {
 }
 
 std::size_t connection_impl::unconfirmed_of(const channel_shared& ch) const {
-    if (!session_ || session_->generation != ch.generation) return 0;
+    if (!session_ || session_->number != ch.session) return 0;
     return session_->machine.unconfirmed(ch.ref);
 }
 
 connection_machine* connection_impl::machine_for(const channel_shared& ch, op_id op) {
-    if (!session_ || session_->generation != ch.generation || session_->machine.finished()) {
+    if (!session_ || session_->number != ch.session || session_->machine.finished()) {
         fail_op(op, errc::channel_closed,
                 "channel " + std::to_string(ch.ref.number) +
                     " belonged to a connection that is gone");
@@ -212,7 +212,7 @@ void connection_impl::remove_consumer(op_id consumer) { consumers_.erase(consume
 
 void connection_impl::start_attempt(std::size_t address) {
     auto s = std::make_shared<session>(strand_, tls_context_ ? &*tls_context_ : nullptr,
-                                       machine_config(config_), ++generation_,
+                                       machine_config(config_), ++sessions_started_,
                                        addresses_.at(address));
     session_ = s;
 

@@ -150,7 +150,7 @@ private:
     // Strand only.
     connection_lifecycle lifecycle_;
     std::shared_ptr<session> session_;
-    std::uint64_t generation_ = 0;
+    std::uint64_t sessions_started_ = 0;
     op_id next_op_ = 1;
     std::unordered_map<op_id, unique_function<void(ev_op_done&&)>> ops_;
     std::unordered_map<std::uint64_t, std::shared_ptr<channel_shared>> channels_;  // by serial

@@ -24,6 +24,20 @@ void put_shortstr(byte_writer& w, const std::optional<std::string>& v, const cha
 
 }  // namespace
 
+const field_value* header_of(const basic_properties& p, std::string_view name) noexcept {
+    return p.headers ? p.headers->find(name) : nullptr;
+}
+
+std::optional<std::int64_t> integer_header(const basic_properties& p, std::string_view name) noexcept {
+    const field_value* v = header_of(p, name);
+    return v ? integer_of(*v) : std::nullopt;
+}
+
+const std::string* text_header(const basic_properties& p, std::string_view name) noexcept {
+    const field_value* v = header_of(p, name);
+    return v ? v->get_if<std::string>() : nullptr;
+}
+
 std::uint16_t property_flags(const basic_properties& p) noexcept {
     namespace f = property_flag;
     std::uint16_t flags = 0;

@@ -76,7 +76,7 @@ struct core_counters {
     std::atomic<std::uint64_t> received{0}, fast_path{0}, started{0}, succeeded{0}, handler_failures{0},
         retried{0}, dead_lettered{0}, parked{0}, requeued{0}, dropped{0}, copy_failures{0},
         late_confirms{0}, abandoned{0}, channel_losses{0}, lane_changes{0}, cancelled{0}, scheduled{0}, skipped{0},
-        deduplicated{0};
+        deduplicated{0}, hook_exceptions{0};
     std::atomic<std::size_t> running{0};
     /// Counted where dead_lettered and requeued are, so they add up to them.
     std::array<std::atomic<std::uint64_t>, dead_letter_reasons.size()> dead_lettered_by_reason{};
@@ -125,12 +125,12 @@ public:
     /// The driver opened a channel for `lane` (start_lane): its new incarnation.
     std::uint32_t lane_opened(std::size_t lane);
     /// basic.consume on `lane` succeeded.
-    void lane_consuming(std::size_t lane, std::uint32_t generation, std::string consumer_tag);
-    /// start_lane failed (`generation` 0 when no channel opened).
-    void lane_start_failed(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
+    void lane_consuming(std::size_t lane, std::uint32_t incarnation, std::string consumer_tag);
+    /// start_lane failed (`incarnation` 0 when no channel opened).
+    void lane_start_failed(std::size_t lane, std::uint32_t incarnation, const std::string& why, moment now);
     /// The lane's channel closed or its consumer was cancelled by the broker
     /// (reported twice, or for an earlier incarnation: nothing happens).
-    void lane_lost(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
+    void lane_lost(std::size_t lane, std::uint32_t incarnation, const std::string& why, moment now);
     /// The broker cancelled the lane's consumer (a server basic.cancel: its
     /// queue was deleted, or RabbitMQ 4.3's consumer timeout on a quorum
     /// queue). The channel stays open: what the lane holds stays held and
@@ -141,14 +141,14 @@ public:
     /// while cancels follow each other with no delivery between them
     /// (connection event `consumer_cancelled`). Stale or repeated reports
     /// do nothing.
-    void consumer_cancelled(std::size_t lane, std::uint32_t generation, const std::string& why, moment now);
+    void consumer_cancelled(std::size_t lane, std::uint32_t incarnation, const std::string& why, moment now);
     /// The consuming connection is gone: every lane with it, in one pass.
     void connection_lost(const std::string& why, moment now);
     /// Takes out the jobs of lanes lost since the last sweep (asked for by a
     /// sweep action, so that the lanes of one connection loss cost one pass).
     void sweep(moment now);
 
-    void delivery(std::size_t lane, std::uint32_t generation, amqp::delivery d, moment now);
+    void delivery(std::size_t lane, std::uint32_t incarnation, amqp::delivery d, moment now);
     void finished(finished_job f, moment now);
     /// frame_max: the copies connection's, for a copy refused as too large.
     void copy_confirmed(std::uint64_t publish_id, moment now);
@@ -278,7 +278,7 @@ private:
                    moment now, bool cancel_requested = false);
     /// The lane's counts for j, which leaves them; false if j is not current.
     bool settling(const held_job& j);
-    bool current(const held_job& j) const noexcept { return lanes_.current(j.lane, j.generation); }
+    bool current(const held_job& j) const noexcept { return lanes_.current(j.lane, j.incarnation); }
     steady_time deadline_of(const held_job& j, steady_time now) const noexcept;
 
     // run claims (core_claims.cpp)
@@ -350,13 +350,13 @@ private:
     bool stopping_ = false;
     bool wake_asked_ = false;
     bool sweep_asked_ = false;
-    std::vector<std::pair<std::uint32_t, std::string>> lost_generations_;  // to sweep, and why
+    std::vector<std::pair<std::uint32_t, std::string>> lost_incarnations_;  // to sweep, and why
     std::optional<steady_time> resubscribe_at_;
     std::size_t cancelled_lane_ = lane_table::none;  // the broker cancelled its consumer: another lane first
     unsigned cancels_in_a_row_ = 0;                  // broker cancels with no delivery between them
     struct early_cancel {
         std::size_t lane;
-        std::uint32_t generation;
+        std::uint32_t incarnation;
         steady_time resubscribe_at;
     };
     std::optional<early_cancel> early_cancel_;  // cancelled by the broker before its consume-ok was handled

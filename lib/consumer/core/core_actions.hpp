@@ -19,14 +19,14 @@ namespace tarry::detail::action {
 /// basic.ack of `tag` (and, with multiple, every earlier one) on the lane.
 struct ack {
     std::size_t lane;
-    std::uint32_t generation;
+    std::uint32_t incarnation;
     std::uint64_t tag;
     bool multiple = false;
 };
 /// basic.nack with requeue: the broker delivers it again.
 struct nack {
     std::size_t lane;
-    std::uint32_t generation;
+    std::uint32_t incarnation;
     std::uint64_t tag;
     bool multiple = false;
 };
@@ -47,7 +47,7 @@ struct start_lane {
 /// basic.cancel of the lane's consumer; it keeps its unsettled deliveries.
 struct cancel_lane {
     std::size_t lane;
-    std::uint32_t generation;
+    std::uint32_t incarnation;
     std::string consumer_tag;
 };
 /// The lane's incarnation is lost: close its channel if it is still open.

@@ -17,7 +17,7 @@ void consumer_core::delivery(std::size_t lane, std::uint32_t gen, amqp::delivery
     ++counters_.received;
     held_job j;
     j.lane = static_cast<std::uint16_t>(lane);
-    j.generation = gen;
+    j.incarnation = gen;
     j.delivery_tag = d.delivery_tag;
     j.redelivered = d.redelivered;
     j.delivered_ms = delivered_ms(now.steady);

@@ -47,7 +47,7 @@ void consumer_core::lane_consuming(std::size_t lane, std::uint32_t gen, std::str
     const bool rearmed = std::exchange(rearming_, false);
     if (!lanes_.current(lane, gen)) return;  // lost meanwhile: its consumer went with the channel
     auto& l = lanes_[lane];
-    if (early_cancel_ && early_cancel_->lane == lane && early_cancel_->generation == gen) {
+    if (early_cancel_ && early_cancel_->lane == lane && early_cancel_->incarnation == gen) {
         // The broker cancelled it before its consume-ok was handled here.
         const auto at = early_cancel_->resubscribe_at;
         early_cancel_.reset();
@@ -106,7 +106,7 @@ void consumer_core::cancel(std::size_t lane) {
     auto& l = lanes_[lane];
     if (l.state != lane_state::intake::consuming) return;
     l.state = lane_state::intake::cancelling;
-    actions_.push_back(action::cancel_lane{lane, lanes_.generations()->get(lane), l.consumer_tag});
+    actions_.push_back(action::cancel_lane{lane, lanes_.incarnations()->get(lane), l.consumer_tag});
     if (intake_ == lane) intake_ = lane_table::none;
 }
 
@@ -175,14 +175,14 @@ void consumer_core::consumer_cancelled(std::size_t lane, std::uint32_t gen, cons
 }
 
 void consumer_core::connection_lost(const std::string& why, moment now) {
-    for (std::size_t i = 0; i < lanes_.size(); ++i) lane_lost(i, lanes_.generations()->get(i), why, now);
+    for (std::size_t i = 0; i < lanes_.size(); ++i) lane_lost(i, lanes_.incarnations()->get(i), why, now);
 }
 
 void consumer_core::lane_lost(std::size_t lane, std::uint32_t gen, const std::string& why, moment now) {
     // Only the current incarnation's loss counts (a close and a cancel may both report it).
     if (!lanes_.close(lane, gen)) return;
     if (!stopping_) ++counters_.channel_losses;  // closing at stop() is no loss
-    lost_generations_.emplace_back(gen, why);
+    lost_incarnations_.emplace_back(gen, why);
     if (!sweep_asked_) {
         sweep_asked_ = true;
         actions_.push_back(action::sweep{});
@@ -195,17 +195,17 @@ void consumer_core::lane_lost(std::size_t lane, std::uint32_t gen, const std::st
 
 void consumer_core::sweep(moment now) {
     sweep_asked_ = false;
-    if (lost_generations_.empty()) return;
-    auto gens = std::move(lost_generations_);
-    lost_generations_.clear();
+    if (lost_incarnations_.empty()) return;
+    auto gens = std::move(lost_incarnations_);
+    lost_incarnations_.clear();
     // One pass over the held jobs for every lane lost since the last sweep.
-    const auto why = [&gens](std::uint32_t generation) {
-        return std::find_if(gens.begin(), gens.end(), [&](const auto& g) { return g.first == generation; });
+    const auto why = [&gens](std::uint32_t incarnation) {
+        return std::find_if(gens.begin(), gens.end(), [&](const auto& g) { return g.first == incarnation; });
     };
-    auto gone = store_.take_if([&](const held_job& j) { return why(j.generation) != gens.end(); });
-    for (auto& it : gone) drop(it.value, why(it.value.generation)->second, now);
+    auto gone = store_.take_if([&](const held_job& j) { return why(j.incarnation) != gens.end(); });
+    for (auto& it : gone) drop(it.value, why(it.value.incarnation)->second, now);
     std::erase_if(unclaimed_, [&](const held_job& j) {
-        const auto g = why(j.generation);
+        const auto g = why(j.incarnation);
         if (g == gens.end()) return false;
         drop(j, g->second, now);
         return true;

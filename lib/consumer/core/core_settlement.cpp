@@ -172,8 +172,7 @@ bool consumer_core::covered(const amqp::basic_properties& props, wall_time now) 
     const std::uint64_t generation = contract::read_generation(props);
     if (props.message_id && cancels_->cancelled(*props.message_id, generation, now)) return true;
     // An occurrence of a schedule upserted again or removed since.
-    const auto* v = props.headers ? props.headers->find(contract::schedule_header) : nullptr;
-    const auto* schedule = v ? std::get_if<std::string>(&v->value) : nullptr;
+    const auto* schedule = amqp::wire::text_header(props, contract::schedule_header);
     return schedule != nullptr && cancels_->schedule_superseded(*schedule, generation, now);
 }
 
@@ -192,7 +191,7 @@ void consumer_core::cancel_one(const held_job& j, moment now, bool after_run) {
 void consumer_core::ack_unrun(const held_job& j, job_event::kind k, std::atomic<std::uint64_t>& counter,
                               const char* reason, moment now, bool cancel_requested) {
     if (!settling(j)) return;
-    actions_.push_back(action::ack{j.lane, j.generation, j.delivery_tag});
+    actions_.push_back(action::ack{j.lane, j.incarnation, j.delivery_tag});
     ++counter;
     auto e = event_of(j, k, now.wall);
     e.cancel_requested = cancel_requested;
@@ -207,14 +206,14 @@ bool consumer_core::settling(const held_job& j) {
 }
 
 void consumer_core::ack(const held_job& j) {
-    if (settling(j)) actions_.push_back(action::ack{j.lane, j.generation, j.delivery_tag});
+    if (settling(j)) actions_.push_back(action::ack{j.lane, j.incarnation, j.delivery_tag});
 }
 
 void consumer_core::nack(const held_job& j, const char* reason, moment now, bool emit_event) {
     if (!settling(j)) return;
     ++counters_.requeued;
     ++counters_.requeued_by_reason[requeue_label(reason)];
-    actions_.push_back(action::nack{j.lane, j.generation, j.delivery_tag});
+    actions_.push_back(action::nack{j.lane, j.incarnation, j.delivery_tag});
     if (!emit_event) return;
     auto e = event_of(j, job_event::kind::requeued, now.wall);
     e.reason = reason;
@@ -282,7 +281,7 @@ void consumer_core::give_back(std::vector<held_item> items, moment now) {
             lanes_.settled_all(i);
             counters_.requeued += count[i];
             counters_.requeued_by_reason[requeue_label("shutdown")] += count[i];
-            actions_.push_back(action::nack{i, lanes_.generations()->get(i), highest[i], true});
+            actions_.push_back(action::nack{i, lanes_.incarnations()->get(i), highest[i], true});
         }
     }
     for (auto& it : items) {

@@ -27,9 +27,7 @@ std::optional<std::uint32_t> delivery_limit_in_force(std::optional<std::uint32_t
 }
 
 std::optional<std::int64_t> returns_of(const amqp::basic_properties& props) {
-    const auto* v = props.headers ? props.headers->find("x-delivery-count") : nullptr;
-    if (v == nullptr) return std::nullopt;
-    return amqp::wire::integer_of(*v);
+    return amqp::wire::integer_header(props, "x-delivery-count");
 }
 
 bool near_delivery_limit(std::uint32_t limit, std::optional<std::int64_t> returns) noexcept {

@@ -15,7 +15,7 @@ struct held_job {
     std::uint64_t delivery_tag = 0;
     wall_time due{};
     packed_message msg;            ///< properties as encoded + body: one allocation
-    std::uint32_t generation = 0;  ///< incarnation of the lane's channel it came from
+    std::uint32_t incarnation = 0;  ///< incarnation of the lane's channel it came from
     std::uint32_t attempt = 1;
     std::uint32_t delivered_ms = 0;  ///< when it was delivered: ms on the core's steady clock, modulo 2^32
     std::uint16_t lane = 0;        ///< index of the lane it came from

@@ -6,23 +6,23 @@ namespace tarry::detail {
 
 lane_table::lane_table(std::size_t lanes)
     : lanes_(lanes),
-      generations_(std::make_shared<lane_generations>(lanes)),
+      incarnations_(std::make_shared<lane_incarnations>(lanes)),
       oldest_(std::make_unique<std::atomic<std::int64_t>[]>(lanes)) {
     for (std::size_t i = 0; i < lanes; ++i) oldest_[i].store(lane_state::no_oldest, std::memory_order_relaxed);
 }
 
 std::uint32_t lane_table::open(std::size_t lane) {
-    if (++last_generation_ == 0) ++last_generation_;
+    if (++last_incarnation_ == 0) ++last_incarnation_;
     auto& l = lanes_[lane];
     l = lane_state{};
     oldest_[lane].store(lane_state::no_oldest, std::memory_order_relaxed);
-    generations_->set(lane, last_generation_);
-    return last_generation_;
+    incarnations_->set(lane, last_incarnation_);
+    return last_incarnation_;
 }
 
-bool lane_table::close(std::size_t lane, std::uint32_t generation) {
-    if (!current(lane, generation)) return false;
-    generations_->set(lane, 0);
+bool lane_table::close(std::size_t lane, std::uint32_t incarnation) {
+    if (!current(lane, incarnation)) return false;
+    incarnations_->set(lane, 0);
     lanes_[lane] = lane_state{};  // its deliveries are the broker's again: none is outstanding here
     oldest_[lane].store(lane_state::no_oldest, std::memory_order_relaxed);
     return true;

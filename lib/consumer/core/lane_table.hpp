@@ -1,8 +1,8 @@
 // The consuming channels ("lanes") as the core sees them: each lane's
-// current incarnation (generation; 0 = down), whether it consumes, and how
+// current incarnation (a number; 0 = down), whether it consumes, and how
 // many of its deliveries are unsettled and held, and since when the oldest
 // of them is. The one owner of these counts. Single-threaded (the I/O
-// thread), except lane_generations, which worker threads read to tell
+// thread), except lane_incarnations, which worker threads read to tell
 // whether a job's delivery is still current, and oldest_unsettled(), which
 // any thread may read.
 #pragma once
@@ -20,17 +20,17 @@
 
 namespace tarry::detail {
 
-/// Each lane's current generation, readable from any thread.
-class lane_generations {
+/// Each lane's current incarnation, readable from any thread.
+class lane_incarnations {
 public:
-    explicit lane_generations(std::size_t lanes)
+    explicit lane_incarnations(std::size_t lanes)
         : g_(std::make_unique<std::atomic<std::uint32_t>[]>(lanes)), n_(lanes) {}
-    bool current(std::size_t lane, std::uint32_t generation) const noexcept {
-        return generation != 0 && lane < n_ && g_[lane].load(std::memory_order_acquire) == generation;
+    bool current(std::size_t lane, std::uint32_t incarnation) const noexcept {
+        return incarnation != 0 && lane < n_ && g_[lane].load(std::memory_order_acquire) == incarnation;
     }
     std::uint32_t get(std::size_t lane) const noexcept { return g_[lane].load(std::memory_order_acquire); }
-    void set(std::size_t lane, std::uint32_t generation) noexcept {
-        g_[lane].store(generation, std::memory_order_release);
+    void set(std::size_t lane, std::uint32_t incarnation) noexcept {
+        g_[lane].store(incarnation, std::memory_order_release);
     }
 
 private:
@@ -63,18 +63,18 @@ public:
     std::size_t size() const noexcept { return lanes_.size(); }
     lane_state& operator[](std::size_t i) noexcept { return lanes_[i]; }
     const lane_state& operator[](std::size_t i) const noexcept { return lanes_[i]; }
-    const std::shared_ptr<lane_generations>& generations() const noexcept { return generations_; }
+    const std::shared_ptr<lane_incarnations>& incarnations() const noexcept { return incarnations_; }
 
-    bool up(std::size_t lane) const noexcept { return generations_->get(lane) != 0; }
-    bool current(std::size_t lane, std::uint32_t generation) const noexcept {
-        return generations_->current(lane, generation);
+    bool up(std::size_t lane) const noexcept { return incarnations_->get(lane) != 0; }
+    bool current(std::size_t lane, std::uint32_t incarnation) const noexcept {
+        return incarnations_->current(lane, incarnation);
     }
     /// A new incarnation of `lane` (its channel just opened): its counts
-    /// start at zero. Returns its generation (never 0).
+    /// start at zero. Returns its incarnation (never 0).
     std::uint32_t open(std::size_t lane);
-    /// The incarnation `generation` of `lane` is gone. False when it was
+    /// The incarnation `incarnation` of `lane` is gone. False when it was
     /// not the current one (already gone, or reported twice).
-    bool close(std::size_t lane, std::uint32_t generation);
+    bool close(std::size_t lane, std::uint32_t incarnation);
 
     /// The lane to consume next: of those not consuming nor starting, the
     /// one holding fewest, an open one first; `besides` excluded. none when
@@ -97,9 +97,9 @@ private:
     void publish_oldest(std::size_t lane) noexcept;
 
     std::vector<lane_state> lanes_;
-    std::shared_ptr<lane_generations> generations_;
+    std::shared_ptr<lane_incarnations> incarnations_;
     std::unique_ptr<std::atomic<std::int64_t>[]> oldest_;  // by lane: published_oldest, for any thread
-    std::uint32_t last_generation_ = 0;
+    std::uint32_t last_incarnation_ = 0;
 };
 
 }  // namespace tarry::detail

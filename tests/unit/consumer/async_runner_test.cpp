@@ -53,7 +53,7 @@ struct async_harness {
                            asio::any_io_executor handler_executor = {})
         : context(std::make_shared<worker_context>(
               job_handler{}, nullptr, [this](const job_event& e) { worker_events.push_back(e); },
-              std::shared_ptr<core_counters>(std::shared_ptr<void>{}, &h.counters), h.core.lanes().generations(),
+              std::shared_ptr<core_counters>(std::shared_ptr<void>{}, &h.counters), h.core.lanes().incarnations(),
               [] {})),
           runner(std::make_shared<async_runner>(
               io.get_executor(), std::move(handler_executor), std::move(handler), context, max_in_flight,

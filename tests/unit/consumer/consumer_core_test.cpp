@@ -173,13 +173,13 @@ TEST_CASE("fault: after a due-backlog pause, every lane that holds jobs consumes
     starts = h.take<action::start_lane>();
     REQUIRE(starts.size() == 1);
     const auto first = starts[0].lane;
-    h.core.lane_consuming(first, h.core.lanes().generations()->get(first), "ctag-again-" + std::to_string(first));
+    h.core.lane_consuming(first, h.core.lanes().incarnations()->get(first), "ctag-again-" + std::to_string(first));
     // ...then the other one, which still holds jobs.
     starts = h.take<action::start_lane>();
     REQUIRE(starts.size() == 1);
     CHECK(starts[0].lane != first);
     const auto second = starts[0].lane;
-    h.core.lane_consuming(second, h.core.lanes().generations()->get(second), "ctag-again-" + std::to_string(second));
+    h.core.lane_consuming(second, h.core.lanes().incarnations()->get(second), "ctag-again-" + std::to_string(second));
     CHECK(h.take<action::start_lane>().empty());
     CHECK(h.take<action::cancel_lane>().empty());
     for (std::size_t lane : {std::size_t{0}, std::size_t{1}})

@@ -285,17 +285,17 @@ TEST_CASE("next due: the earliest due time of the held jobs, wall clock; empty w
 
 TEST_CASE("the workers record start lateness at every run and how long each handler ran") {
     auto counters = std::make_shared<core_counters>();
-    auto generations = std::make_shared<lane_generations>(1);
-    generations->set(0, 1);
+    auto incarnations = std::make_shared<lane_incarnations>(1);
+    incarnations->set(0, 1);
     worker_context ctx(
         [](const job&) {
             std::this_thread::sleep_for(20ms);
             return job_outcome::success();
         },
-        nullptr, nullptr, counters, generations, [] {});
+        nullptr, nullptr, counters, incarnations, [] {});
     for (int i = 0; i < 3; ++i) {
         held_job j;
-        j.generation = 1;
+        j.incarnation = 1;
         j.due = std::chrono::system_clock::now() - 2s;  // two seconds late
         j.msg = packed_message::pack(amqp::message{});
         held_item it{std::move(j), {}, 0};

@@ -30,7 +30,7 @@ TEST_CASE("fault: a broker's basic.cancel keeps the lane's 100 held jobs; they r
     const auto cancels = h.take<action::cancel_lane>();
     REQUIRE(cancels.size() == 1);
     CHECK(cancels[0].lane == 0);
-    CHECK(cancels[0].generation == gen);
+    CHECK(cancels[0].incarnation == gen);
     CHECK(cancels[0].consumer_tag == "ctag-0");
     CHECK(h.take<action::close_lane>().empty());
     CHECK(h.take<action::sweep>().empty());
@@ -67,7 +67,7 @@ TEST_CASE("fault: a broker's basic.cancel keeps the lane's 100 held jobs; they r
         h.finish(std::move(*j), job_outcome::success());
         for (const auto& a : h.take<action::ack>()) {
             if (a.lane == 0) {
-                CHECK(a.generation == gen);
+                CHECK(a.incarnation == gen);
                 ++acked_on_0;
             }
             CHECK(a.lane == lane);

@@ -44,7 +44,7 @@ void hand_back(harness& h, finished_job::result what) {
 
 /// Claims in force; copy `copy` of the occurrence due a second from now is
 /// delivered (tag 1), held, and handed back by a worker as `what` when it
-/// falls due. Its occurrence and its lane's generation.
+/// falls due. Its occurrence and its lane's incarnation.
 std::pair<occurrence, std::uint32_t> fall_due(harness& h, const std::string& copy, finished_job::result what) {
     h.claims.enforced = true;
     const auto gen = h.subscribe();

@@ -109,7 +109,7 @@ struct harness {
         core.tick(now());
     }
 
-    /// Subscribes: lane `lane` opens and consumes. Returns its generation.
+    /// Subscribes: lane `lane` opens and consumes. Returns its incarnation.
     std::uint32_t open_lane(std::size_t lane = 0) {
         const auto gen = core.lane_opened(lane);
         core.lane_consuming(lane, gen, "ctag-" + std::to_string(lane));

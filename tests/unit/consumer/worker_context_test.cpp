@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 namespace {
 struct fixture {
     explicit fixture(job_handler handler)
-        : generations(std::make_shared<lane_generations>(2)),
+        : incarnations(std::make_shared<lane_incarnations>(2)),
           counters(std::make_shared<core_counters>()),
           cancels(std::make_shared<cancellations>(std::chrono::hours(1))),
           tombstones(cancels->jobs),
@@ -31,13 +31,13 @@ struct fixture {
                   std::lock_guard lock(mutex);
                   events.push_back(e);
               },
-              counters, generations, [this] { ++delivered; }, cancels, claims)) {
-        generations->set(0, 1);
+              counters, incarnations, [this] { ++delivered; }, cancels, claims)) {
+        incarnations->set(0, 1);
     }
-    held_item item(wall_time due, std::uint32_t generation = 1, std::uint64_t job_generation = 0) {
+    held_item item(wall_time due, std::uint32_t incarnation = 1, std::uint64_t job_generation = 0) {
         held_job j;
         j.due = due;
-        j.generation = generation;
+        j.incarnation = incarnation;
         j.delivery_tag = 7;
         amqp::message m;
         m.properties.message_id = "a";
@@ -55,7 +55,7 @@ struct fixture {
     std::mutex mutex;
     std::vector<job_event> events;
     std::atomic<int> delivered{0};
-    std::shared_ptr<lane_generations> generations;
+    std::shared_ptr<lane_incarnations> incarnations;
     std::shared_ptr<core_counters> counters;
     std::shared_ptr<cancellations> cancels;
     std::shared_ptr<control::tombstone_table> tombstones;
@@ -254,17 +254,17 @@ TEST_CASE("a job's own newer generation runs; the handler sees its generation an
 TEST_CASE("without a tombstone table nothing is cancelled, and cancel_requested() is false") {
     bool asked = true;
     auto counters = std::make_shared<core_counters>();
-    auto generations = std::make_shared<lane_generations>(1);
-    generations->set(0, 1);
+    auto incarnations = std::make_shared<lane_incarnations>(1);
+    incarnations->set(0, 1);
     auto ctx = std::make_shared<worker_context>(
         [&](const job& j) {
             asked = j.cancel_requested();
             return job_outcome::success();
         },
-        nullptr, nullptr, counters, generations, [] {});
+        nullptr, nullptr, counters, incarnations, [] {});
     held_job j;
     j.due = std::chrono::system_clock::now();
-    j.generation = 1;
+    j.incarnation = 1;
     amqp::message m;
     m.properties.message_id = "a";
     j.msg = packed_message::pack(m);

@@ -54,6 +54,7 @@ inline tarry::consumer_metrics busy_consumer() {
     c.deduplicated = 12;
     c.events_published = 20210;
     c.events_dropped = 13;
+    c.hook_exceptions = 5;
     c.channel_losses = 3;
     c.held = 212;
     c.held_bytes = 1'048'576;

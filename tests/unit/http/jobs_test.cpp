@@ -67,14 +67,14 @@ TEST_CASE("parse_jobs_query: every refusal is a 400 naming the parameter") {
     }
 }
 
-TEST_CASE("jobs_json: the page, due with six fraction digits") {
+TEST_CASE("jobs_json: the page, due with six fraction digits (truncated to the microsecond)") {
     tarry::held_jobs_page page;
     page.jobs = {{"order-1", at(123'456'789ns), 1, 0}, {"", at(2s), 3, 2}};
     page.next = "cursor-2";
     page.held = 7;
     const std::vector<parked_count> parked = {{"jobs.wait.1", 3}, {"jobs.wait.2", std::nullopt}};
     CHECK(jobs_json(page, parked) ==
-          R"({"jobs":[{"id":"order-1","due":1767225600.123457,"attempt":1,"lane":0},)"
+          R"({"jobs":[{"id":"order-1","due":1767225600.123456,"attempt":1,"lane":0},)"
           R"({"id":"","due":1767225602.000000,"attempt":3,"lane":2}],"next":"cursor-2","held":7,)"
           R"("parked_by_queue":{"jobs.wait.1":3,"jobs.wait.2":null}})");
 }

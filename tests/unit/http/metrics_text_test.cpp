@@ -47,6 +47,7 @@ TEST_CASE("metrics_text: every counter, labelled with the queue") {
         {"tarry_schedules_published_total", "8"}, {"tarry_jobs_skipped_total", "11"},
         {"tarry_jobs_deduplicated_total", "12"},
         {"tarry_events_published_total", "20210"}, {"tarry_events_dropped_total", "13"},
+        {"tarry_hook_exceptions_total", "5"},
     };
     for (const auto& [name, value] : counters) {
         CAPTURE(name);
@@ -77,7 +78,7 @@ TEST_CASE("metrics_text: gauges, those without a value left out") {
     CHECK(value_of(text, "tarry_jobs_held{queue=\"jobs\"}") == "212");
     CHECK(value_of(text, "tarry_jobs_held_bytes{queue=\"jobs\"}") == "1048576");
     CHECK(value_of(text, "tarry_jobs_running{queue=\"jobs\"}") == "8");
-    CHECK(value_of(text, "tarry_next_due_timestamp_seconds{queue=\"jobs\"}") == "1767225690.25");
+    CHECK(value_of(text, "tarry_next_due_timestamp_seconds{queue=\"jobs\"}") == "1767225690.250000");
     CHECK(value_of(text, "tarry_oldest_unacked_age_seconds{queue=\"jobs\"}") == "42.5");
     CHECK(value_of(text, "tarry_connected{queue=\"jobs\"}") == "1");
     CHECK(count_of(text, "# TYPE tarry_jobs_held gauge\n") == 1);
@@ -177,9 +178,9 @@ TEST_CASE("metrics_text: each family whole: HELP, TYPE, then only its samples") 
             CHECK(name == current);
         ++samples;
     }
-    CHECK(families.size() == 27);
+    CHECK(families.size() == 28);
     // One series per reason of each bounded set (the sets may grow).
-    CHECK(samples == 17 + tarry::dead_letter_reasons.size() + tarry::requeue_reasons.size() + 6 + (18 + 1 + 2) +
+    CHECK(samples == 18 + tarry::dead_letter_reasons.size() + tarry::requeue_reasons.size() + 6 + (18 + 1 + 2) +
                          (13 + 1 + 2));
     CHECK(text.back() == '\n');
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace tarry::amqp::wire {
 
@@ -61,6 +62,17 @@ inline constexpr std::uint16_t cluster_id = 0x0004;
 /// Every bit a basic_properties can set.
 inline constexpr std::uint16_t all = 0xfffc;
 }  // namespace property_flag
+
+/// The application header `name`, or nullptr when there are no headers or
+/// none of that name. The one header lookup of tarry: the ones below read
+/// their type through it.
+const field_value* header_of(const basic_properties& p, std::string_view name) noexcept;
+/// The header `name` as an integer (integer_of: any integer type), or
+/// nullopt when absent or of another type.
+std::optional<std::int64_t> integer_header(const basic_properties& p, std::string_view name) noexcept;
+/// The header `name` as a string (longstr), or nullptr when absent or of
+/// another type. Points into `p`.
+const std::string* text_header(const basic_properties& p, std::string_view name) noexcept;
 
 /// The flags word for the properties that are present.
 std::uint16_t property_flags(const basic_properties& p) noexcept;
