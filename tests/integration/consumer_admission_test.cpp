@@ -10,10 +10,6 @@
 
 using namespace consumer_it;
 
-namespace {
-constexpr double late_ms = 250.0;
-}
-
 TEST_CASE("bad schedules are never run, never lost: dead-lettered with their reason") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);

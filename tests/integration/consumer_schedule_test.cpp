@@ -8,10 +8,6 @@
 using namespace consumer_it;
 
 namespace {
-// Generous bounds for a shared 2-core machine; bench/ measures lateness
-// precisely. What must hold exactly: never early.
-constexpr double late_ms = 250.0;
-
 void check_on_time(const job_event& run) {
     CAPTURE(run.id);
     CHECK(run.at >= run.due);
