@@ -238,6 +238,14 @@ inline bool wait_held(running_consumer& rc, std::size_t n, std::chrono::millisec
     return rc.worker.stats().held == n;
 }
 
+/// Declares a fresh durable queue, a unique name after `prefix`, with
+/// `args`; returns its name (the test deletes it).
+inline std::string declare_fresh_queue(connected_client& c, const std::string& prefix, amqp::field_table args = {}) {
+    const auto q = unique_name(prefix);
+    value_of(c.open_channel().async_declare_queue(queue_opts(q, false, true, std::move(args)), use_future));
+    return q;
+}
+
 /// How late a job may start in these tests, in milliseconds: generous, for
 /// a shared 2-core machine (bench/ measures lateness precisely). What must
 /// hold exactly: never early.

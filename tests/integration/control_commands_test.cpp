@@ -15,11 +15,6 @@ using namespace consumer_it;
 
 namespace {
 
-std::string declare_queue(connected_client& c) {
-    const auto q = unique_name("control");
-    value_of(c.open_channel().async_declare_queue(queue_opts(q, false, true), use_future));
-    return q;
-}
 std::uint64_t now_us() {
     return static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(sys::now().time_since_epoch()).count());
@@ -36,7 +31,7 @@ std::error_code stream_exists(connected_client& c, const std::string& queue) {
 TEST_CASE("cancel: declares the control stream with its fixed arguments and appends a confirmed tombstone") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "control");
     control_stream_cleanup cleanup{c, q};
     CHECK(stream_exists(c, q) == amqp::reply_code::not_found);
 
@@ -68,7 +63,7 @@ TEST_CASE("cancel: declares the control stream with its fixed arguments and appe
 TEST_CASE("cancel twice: one declare, two tombstones in order, generations increasing") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "control");
     control_stream_cleanup cleanup{c, q};
     tarry::publisher pub(c.conn);
     ok(pub.async_cancel(q, "a", use_future));
@@ -87,7 +82,7 @@ TEST_CASE("cancel twice: one declare, two tombstones in order, generations incre
 TEST_CASE("reschedule: a tombstone, then the new copy under the job's id with the same generation") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "control");
     control_stream_cleanup cleanup{c, q};
     tarry::publisher pub(c.conn);
     amqp::message m("new body");
@@ -125,7 +120,7 @@ TEST_CASE("reschedule: a tombstone, then the new copy under the job's id with th
 TEST_CASE("refused before sending: an empty or over-long id, a schedule past max_delay; nothing is declared") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "control");
     control_stream_cleanup cleanup{c, q};
     tarry::publisher_options po;
     po.max_delay = 60s;
@@ -148,7 +143,7 @@ TEST_CASE("refused before sending: an empty or over-long id, a schedule past max
 TEST_CASE("a control stream declared elsewhere with other arguments: the command fails with 406, said so") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "control");
     control_stream_cleanup cleanup{c, q};
     amqp::queue_options other;
     other.name = tarry::control::stream_name(q);
@@ -182,7 +177,7 @@ TEST_CASE("reschedule to a queue that does not exist: unroutable (the job stays 
 TEST_CASE("every job published carries x-tarry-generation: µs now, increasing, replacing a given one") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "control");
     tarry::publisher pub(c.conn);
     amqp::message stale("x");
     stale.properties.headers = amqp::field_table{{"x-tarry-generation", std::int64_t{5}}};
@@ -204,7 +199,7 @@ TEST_CASE("every job published carries x-tarry-generation: µs now, increasing, 
 TEST_CASE("schedule commands refused before sending: the id, the spec's refusals, a schedule already ended") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "control");
     control_stream_cleanup cleanup{c, q};
     tarry::publisher pub(c.conn);
     amqp::diagnostics why;
@@ -241,7 +236,7 @@ TEST_CASE("schedule commands refused before sending: the id, the spec's refusals
 TEST_CASE("list schedules: none without a stream; the live ones after upserts and a removal") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "control");
     control_stream_cleanup cleanup{c, q};
     tarry::publisher pub(c.conn);
     amqp::diagnostics why;

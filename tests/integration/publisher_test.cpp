@@ -23,11 +23,6 @@ using namespace consumer_it;
 
 namespace {
 
-std::string declare_queue(connected_client& c, amqp::field_table args = {}) {
-    const auto q = unique_name("pub");
-    value_of(c.open_channel().async_declare_queue(queue_opts(q, false, true, std::move(args)), use_future));
-    return q;
-}
 std::uint32_t depth(connected_client& c, const std::string& q) {
     return value_of(c.open_channel().async_declare_queue(passive_queue(q), use_future)).message_count;
 }
@@ -61,7 +56,7 @@ TEST_CASE("publish now / at / after: perform_job_at (a double), timestamp, messa
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     tarry::publisher pub(c.conn);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     const auto at = sys::time_point(std::chrono::seconds(1900000000)) + 250ms + 17us;
     const auto before = sys::now();
     ok(pub.async_publish("", q, amqp::message("a"), tarry::job_schedule::at(at), use_future));
@@ -110,7 +105,7 @@ TEST_CASE("a message_id and delivery mode the caller set are kept; an earlier pe
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     tarry::publisher pub(c.conn);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     amqp::message m("x");
     m.properties.message_id = "mine";
     m.properties.delivery_mode = 1;
@@ -137,7 +132,7 @@ TEST_CASE("a delay above max_delay, or an impossible schedule, is an error and n
     tarry::publisher_options po;
     po.max_delay = 60s;
     tarry::publisher pub(c.conn, po);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     auto publish = [&](tarry::job_schedule when) {
         return wait(pub.async_publish("", q, amqp::message("no"), when, use_future));
     };
@@ -179,7 +174,7 @@ TEST_CASE("an unroutable publish fails with unroutable; a routable one right aft
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     tarry::publisher pub(c.conn);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     const auto missing = "no-such-queue-" + q;
     const auto now = tarry::job_schedule::now();
     CHECK(wait(pub.async_publish("", missing, amqp::message("lost"), now, use_future)) ==
@@ -206,7 +201,7 @@ TEST_CASE("routable and unroutable publishes in flight at once each get their ow
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     tarry::publisher pub(c.conn);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     std::vector<std::future<std::error_code>> results;
     std::vector<bool> lost;
     for (int i = 0; i < 60; ++i) {
@@ -242,7 +237,7 @@ TEST_CASE("each publish's diagnostics say why that publish failed, even with oth
     tarry::publisher_options po;
     po.max_delay = 60s;
     tarry::publisher pub(c.conn, po);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     const auto missing = "no-such-queue-" + q;
     const amqp::diagnostics stale{amqp::errc::heartbeat_timeout, "stale", std::nullopt};
     amqp::diagnostics late = stale, lost = stale, fine = stale, copied = stale;
@@ -285,7 +280,7 @@ TEST_CASE("a full queue with reject-publish: the publish fails with publish_nack
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     tarry::publisher pub(c.conn);
-    const auto q = declare_queue(c, {{"x-max-length", std::int32_t{1}}, {"x-overflow", "reject-publish"}});
+    const auto q = declare_fresh_queue(c, "pub", {{"x-max-length", std::int32_t{1}}, {"x-overflow", "reject-publish"}});
     ok(pub.async_publish("", q, amqp::message("1"), tarry::job_schedule::now(), use_future));
     CHECK(wait(pub.async_publish("", q, amqp::message("2"), tarry::job_schedule::now(), use_future)) ==
           amqp::errc::publish_nacked);
@@ -300,7 +295,7 @@ TEST_CASE("after the broker closes the channel (missing exchange), the next publ
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     tarry::publisher pub(c.conn);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     ok(pub.async_publish_as_is("", q, amqp::message("before"), use_future));
     const auto missing = "no-such-exchange-" + q;
     const auto ec = wait(pub.async_publish_as_is(missing, "k", amqp::message("x"), use_future));
@@ -329,7 +324,7 @@ TEST_CASE("fault: the broker stops confirming (a memory alarm): the publish fail
     // A private broker: its alarm blocks every connection that publishes.
     tarry_test::private_broker broker;
     connected_client c(broker.url());
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     tarry::publisher_options po;
     po.confirm_timeout = 1500ms;
     tarry::publisher pub(c.conn, po);
@@ -374,7 +369,7 @@ TEST_CASE("after the connection is cut and rebuilt, the next publish opens a new
     client cut(cfg);
     cut.connect();
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     tarry::publisher pub(cut.conn);
     ok(pub.async_publish_as_is("", q, amqp::message("1"), use_future));
 
@@ -390,7 +385,7 @@ TEST_CASE("after the connection is cut and rebuilt, the next publish opens a new
 TEST_CASE("four threads publishing at once, from before the channel is open: one channel, all confirmed") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     connected_client own(url);  // the publisher's connection: no other channel on it
     tarry::publisher pub(own.conn);
     const auto in_a_second = tarry::job_schedule::after(1s);
@@ -426,7 +421,7 @@ TEST_CASE("async_publish_as_is keeps every property and the body byte for byte "
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     tarry::publisher pub(c.conn);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     amqp::basic_properties p = all_properties();
     p.headers->set("perform_job_at", 1767225600.25);
     p.headers->set("x-tarry-attempt", std::int32_t{3});
@@ -448,7 +443,7 @@ TEST_CASE("async_publish_as_is keeps every property and the body byte for byte "
 TEST_CASE("a publisher destroyed with publishes in flight: they complete, then its channel is closed") {
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     connected_client own(url);
     std::vector<std::future<std::error_code>> fs;
     // The I/O thread is held until the publisher is gone, so none of its
@@ -483,7 +478,7 @@ TEST_CASE("callbacks: the handler runs once, off the calling thread, with the re
     TARRY_REQUIRE_BROKER(url);
     connected_client c(url);
     tarry::publisher pub(c.conn);
-    const auto q = declare_queue(c);
+    const auto q = declare_fresh_queue(c, "pub");
     std::promise<std::pair<std::error_code, std::thread::id>> done;
     std::atomic<int> calls{0};
     pub.async_publish("", q, amqp::message("cb"), tarry::job_schedule::after(5s), [&](std::error_code ec) {

@@ -85,11 +85,11 @@ check "start prints the node's URL" test "$(cat "$tmp/a.out")" = "$(cat "$a/url"
 version=$(server_version "$(cat "$a/url")")
 check "connection.start says version 4.0.5 (it says '$version')" test "$version" = 4.0.5
 check "status without --rabbitmq: running" "$broker" status "$a"
-permitted() {  # DIR FEATURE -> true or false, as the node says (the last line: it logs a denial first)
-  node_eval "$broker" "$1" "rabbit_deprecated_features:is_permitted($2)."
+permitted() {  # DIR FEATURE -> true or false, as the node says (it logs a denial beside it)
+  node_eval "$broker" "$1" "rabbit_deprecated_features:is_permitted($2)." 'true|false'
 }
 resend_ms() {  # DIR -> {ok,N}: how long its dead-lettering waits for a confirm
-  node_eval "$broker" "$1" "application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout)."
+  node_eval "$broker" "$1" "application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout)." '\{ok,[0-9]+\}|undefined'
 }
 said=$(permitted "$a" transient_nonexcl_queues)
 check "ctl without --rabbitmq: transient non-exclusive queues are denied (the node says '$said')" test "$said" = false

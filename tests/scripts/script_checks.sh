@@ -8,8 +8,11 @@
 #   require_pika               skips unless Debian's python3 has pika
 #   check DESCRIPTION COMMAND...   ok when COMMAND exits 0, FAILED otherwise
 #   ok / bad DESCRIPTION       counts one check passed / failed
-#   node_eval BROKER DIR EXPR  the last line the node of DIR prints for
-#                              `rabbitmqctl eval EXPR` (BROKER: scripts/broker)
+#   node_eval BROKER DIR EXPR PATTERN
+#                              the last line matching PATTERN (grep -E, whole
+#                              line) that the node of DIR prints for
+#                              `rabbitmqctl eval EXPR` (BROKER: scripts/broker):
+#                              the value, not a warning the node logs beside it
 #   quiet COMMAND...           COMMAND with its output thrown away
 #   not COMMAND...             exit 0 when COMMAND fails
 #   finish                     prints `N passed, N failed`; exit 0 when none failed
@@ -42,7 +45,7 @@ node_eval() {
   # A loaded machine can make rabbitmqctl time out: asked up to three times.
   for attempt in 1 2 3; do
     if out=$("$1" ctl "$2" eval "$3" 2>/dev/null); then
-      tail -n 1 <<<"$out"
+      grep -xE "$4" <<<"$out" | tail -n 1
       return 0
     fi
     [ "$attempt" = 3 ] || sleep 2
