@@ -102,7 +102,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
       events_out_(options_.publish_events ? std::make_shared<detail::event_outbox>(options_.max_events_waiting)
                                           : nullptr),
       counters_(std::make_shared<detail::core_counters>()),
-      hooks_(with_events(detail::guarded(hooks, counters_), events_out_)),
+      hooks_(with_events(detail::guarded(std::move(hooks), counters_), events_out_)),
       own_io_(executor ? nullptr : std::make_unique<asio::io_context>()),
       // A strand: with an io_context that several threads run, the
       // connections' completions, the timer and the publishers' confirms

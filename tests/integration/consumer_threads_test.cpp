@@ -5,7 +5,8 @@
 // ThreadSanitizer (suite tsan-consumer, scripts/sanitize) a core entered
 // from two threads at once is reported.
 #include "consumer_fixture.hpp"
-#include "tcp_relay.hpp"
+
+#include "tarry/time/epoch_text.hpp"
 
 #include <boost/asio/io_context.hpp>
 
@@ -91,7 +92,7 @@ TEST_CASE("fault: 4 threads run the consumer's io_context: jobs with retries, pa
     for (const auto& r : log.of(kind::run)) {
         const auto due = due_us.find(r.id);
         REQUIRE(due != due_us.end());
-        const auto at = std::chrono::duration_cast<std::chrono::microseconds>(r.at.time_since_epoch()).count();
+        const auto at = tarry::epoch_microseconds(r.at);
         CHECK_MESSAGE(at >= due->second, r.id << " ran " << (due->second - at) << " us early");
     }
     CHECK(log.count(kind::retry) >= n / 10);

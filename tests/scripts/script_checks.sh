@@ -41,11 +41,13 @@ check() {
 }
 quiet() { "$@" >/dev/null 2>&1; }
 node_eval() {
-  local out attempt
-  # A loaded machine can make rabbitmqctl time out: asked up to three times.
+  local value attempt
+  # A loaded machine can make rabbitmqctl time out, or print no value:
+  # asked up to three times.
   for attempt in 1 2 3; do
-    if out=$("$1" ctl "$2" eval "$3" 2>/dev/null); then
-      grep -xE "$4" <<<"$out" | tail -n 1
+    value=$("$1" ctl "$2" eval "$3" 2>/dev/null | grep -xE "$4" | tail -n 1)
+    if [ -n "$value" ]; then
+      echo "$value"
       return 0
     fi
     [ "$attempt" = 3 ] || sleep 2
