@@ -25,6 +25,13 @@ namespace tarry {
 namespace asio = boost::asio;
 
 namespace {
+// The executor under the consumer's strand. Work is counted there: a guard
+// of the strand itself would, on release, still touch the strand after the
+// caller's io_context may have run out of work and been destroyed.
+asio::any_io_executor underneath(const asio::any_io_executor& strand) {
+    return strand.target<asio::strand<asio::any_io_executor>>()->get_inner_executor();
+}
+
 // What a connection reports, as connection events (`copies`: the connection
 // that publishes the copies); `on_open` (when set) runs after every
 // (re)connect with what was settled, `on_lost` after every loss.
@@ -108,7 +115,7 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
       // connections' completions, the timer and the publishers' confirms
       // would otherwise enter the core at once (consumer_threads_test).
       executor_(asio::make_strand(executor ? std::move(executor) : own_io_->get_executor())),
-      guard_(executor_),
+      guard_(underneath(executor_)),
       conn_(executor_, config_,
             connection_hooks_of([this](const connection_event& e) { tell(e); }, false,
                                 [this](const amqp::connection_info& info) { on_open(info); },
@@ -227,14 +234,20 @@ void consumer::impl::when_stopped(std::function<void()> done) {
 }
 
 void consumer::impl::stop_in_background(std::function<void()> done) {
-    std::thread([self = shared_from_this(), done = std::move(done)]() mutable {
+    // This thread may be the consumer's last owner, and destroying the
+    // consumer posts to its strand: the caller's executor keeps work until
+    // the consumer is gone, so that its io_context runs on (and is not
+    // destroyed) meanwhile. Its own io_context is the consumer's to end.
+    std::optional<asio::executor_work_guard<asio::any_io_executor>> work;
+    if (!own_io_) work.emplace(underneath(executor_));
+    std::thread([self = shared_from_this(), done = std::move(done), work = std::move(work)]() mutable {
         self->stop();
         // Let go of the consumer before `done`: `done` completes the
         // caller's async_stop, after which the caller may destroy the
-        // executor; a consumer destroyed later, here, would post to a
-        // strand of a context that is gone (ThreadSanitizer found it).
+        // executor (ThreadSanitizer found a consumer destroyed later).
         self.reset();
         done();
+        work.reset();
     }).detach();
 }
 

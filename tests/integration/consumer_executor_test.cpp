@@ -97,6 +97,26 @@ TEST_CASE("start failures carry a code: a missing queue is the broker's 404, a w
     CHECK_FALSE(diag.message.empty());
 }
 
+TEST_CASE("a consumer that failed to start may be destroyed with its io_context as soon as async_run completed") {
+    // What stops it after the refusal runs on a thread of its own, which
+    // may be the consumer's last owner: the io_context must outlive it.
+    TARRY_REQUIRE_BROKER(url);
+    auto cfg = config_of(url);
+    cfg.password = "not-the-password";
+    cfg.reconnect = false;
+    for (int i = 0; i < 20; ++i) {
+        std::optional<std::error_code> result;
+        {
+            boost::asio::io_context io;
+            tarry::consumer w(io.get_executor(), cfg, options_for(unique_name("auth-gone")), succeed);
+            w.async_run([&](std::error_code ec) { result = ec; });
+            io.run();
+        }  // the consumer, then its io_context, destroyed at once
+        REQUIRE(result);
+        CHECK(*result == amqp::errc::authentication_failed);
+    }
+}
+
 TEST_CASE("connection events: typed, and the log lines the same as text()") {
     tarry::connection_event e{tarry::connection_event::kind::reconnecting, true, {}, 250ms, 3};
     CHECK(e.text() == "copies connection reconnecting in 250 ms (attempt 3)");
