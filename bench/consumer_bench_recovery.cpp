@@ -21,20 +21,6 @@ constexpr std::size_t probe_count = 2000;
 constexpr auto probe_first = 1s;
 constexpr auto probe_step = 25ms;
 
-/// The pids of the node's connections named exactly `name` (not its
-/// " (copies)" connection), from rabbitmqctl list_connections.
-std::vector<std::string> consuming_connections(const std::string& broker, const std::string& dir,
-                                               const std::string& name) {
-    const auto out = run_command(broker + " ctl " + dir +
-                                 " list_connections pid client_properties --no-table-headers --quiet");
-    std::vector<std::string> pids;
-    std::istringstream lines(out);
-    for (std::string line; std::getline(lines, line);)
-        if (line.find("\"" + name + "\"") != std::string::npos)  // <<"name">>, not <<"name (copies)">>
-            pids.push_back(line.substr(0, line.find('\t')));
-    return pids;
-}
-
 }  // namespace
 
 recovery_result measure_recovery(const context& cx, tarry::consumer& c, endpoint& admin, const std::string& queue,

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -275,6 +276,18 @@ std::string run_command(const std::string& cmd) {
     while (std::fgets(buf, sizeof buf, p)) out += buf;
     if (::pclose(p) != 0) die("failed: " + cmd + "\n" + out);
     return out;
+}
+
+std::vector<std::string> consuming_connections(const std::string& broker, const std::string& dir,
+                                               const std::string& name) {
+    const auto out = run_command(broker + " ctl " + dir +
+                                 " list_connections pid client_properties --no-table-headers --quiet");
+    std::vector<std::string> pids;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("\"" + name + "\"") != std::string::npos)  // <<"name">>, not <<"name (copies)">>
+            pids.push_back(line.substr(0, line.find('\t')));
+    return pids;
 }
 
 }  // namespace cbench

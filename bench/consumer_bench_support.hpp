@@ -173,6 +173,11 @@ const char* verdict(bool met);
 
 /// Runs a shell command and returns what it printed; dies if it fails.
 std::string run_command(const std::string& cmd);
+/// The pids of the node's connections named exactly `name` (not its
+/// " (copies)" connection), from rabbitmqctl list_connections on the node
+/// of `dir`, through `broker` (scripts/broker).
+std::vector<std::string> consuming_connections(const std::string& broker, const std::string& dir,
+                                               const std::string& name);
 
 }  // namespace cbench
 

@@ -1,0 +1,175 @@
+// A worker's start as its queue's control stream grows (bench/RESULTS.md,
+// "Start with a long control stream"): N entries in the stream, half
+// tombstones of other jobs, half run claims of ten periodic schedules, all
+// written now (so every one is live: tombstones count 7 days, claims a
+// day). Per N, a worker process of its own (this program again, with
+// --start-worker, so that one round's heap does not serve the next):
+//
+// - first run: the consumer constructed → a job that was waiting, due now,
+//   starts (start() reads the stream up to its end before it consumes);
+// - RSS: the worker process's resident memory after that first run minus
+//   before the consumer was constructed, beside N = 0's in the same run;
+// - reconnect: the broker closes the consuming connection (rabbitmqctl
+//   close_connection has returned) → a job published then, due now,
+//   starts.
+//
+// Needs TARRY_TEST_AMQP_URL and TARRY_TEST_BROKER_DIR (scripts/run-bench, or
+// scripts/with-broker).
+//
+//   control_start_bench [--max N]   rounds N = 0, 10^4, 10^5, 10^6, up to N
+#include "child_program.hpp"
+#include "consumer_bench_support.hpp"
+
+#include "tarry/control/control_stream.hpp"
+#include "tarry/control/schedule_entry.hpp"
+#include "tarry/control/tombstone.hpp"
+
+#include <malloc.h>
+
+#include <boost/asio/use_future.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+namespace {
+
+using namespace cbench;
+
+std::string hex_id(std::mt19937_64& rng) {
+    char buf[33];
+    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
+                  static_cast<unsigned long long>(rng()));
+    return buf;
+}
+
+/// Appends n entries to `queue`'s control stream: even ones tombstones of
+/// other jobs (32-hex-digit ids, as the publisher makes), odd ones the run
+/// claims of ten schedules' successive occurrences.
+void fill_stream(endpoint& e, const std::string& queue, std::size_t n) {
+    auto declared = tarry::control::async_declare_stream(e.conn, queue, false, boost::asio::use_future);
+    check(declared.get(), "declaring the control stream");
+    if (n == 0) return;
+    confirmed_publisher pub(e);
+    std::mt19937_64 rng(3);
+    const auto now = sys::now();
+    const auto stream = tarry::control::stream_name(queue);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i % 2 == 0) {
+            pub.publish(stream, tarry::control::to_message({hex_id(rng), 1'000'000'000'000'000 + i, now}));
+            continue;
+        }
+        tarry::control::run_claim c;
+        c.schedule_id = "every-second-" + std::to_string(i % 10);
+        c.nominal = std::to_string(1'700'000'000 + i / 10);
+        c.occurrence_id = c.schedule_id + "@" + c.nominal;
+        c.copy = hex_id(rng);
+        c.written = now;
+        pub.publish(stream, tarry::control::to_entry(c));
+    }
+    pub.wait_all();
+}
+
+struct worker_figures {
+    double first_run_s = 0;
+    double rss_mib = 0;
+    double reconnect_s = 0;
+};
+
+// ---- the worker process ------------------------------------------------------
+
+int start_worker(const context& cx, const std::string& queue) {
+    const char* dir = std::getenv("TARRY_TEST_BROKER_DIR");
+    if (dir == nullptr || *dir == '\0') die("TARRY_TEST_BROKER_DIR is unset: run under scripts/with-broker");
+    endpoint e(cx.config);
+    {
+        confirmed_publisher pub(e);
+        pub.publish(queue, job_message("j-0", sys::now()));
+        pub.wait_all();
+    }
+    auto o = options_for(cx, queue);
+    auto cfg = cx.config;
+    cfg.connection_name = "control-start-" + queue;
+    run_log log("j-");
+    malloc_trim(0);
+    const long rss0 = rss_bytes();
+    const auto t0 = steady::now();
+    tarry::consumer worker(cfg, o, [](const tarry::job&) { return tarry::job_outcome::success(); }, log.hooks());
+    worker.start();
+    if (!log.wait_runs(1, 600s)) die("the waiting job did not run within 600 s of the start");
+    worker_figures f;
+    f.first_run_s = seconds_since(t0);
+    f.rss_mib = static_cast<double>(rss_bytes() - rss0) / (1024.0 * 1024.0);
+
+    const std::string broker = cx.source_root + "/scripts/broker";
+    const auto pids = consuming_connections(broker, dir, cfg.connection_name);
+    if (pids.empty()) die("no connection named '" + cfg.connection_name + "' on the broker");
+    for (const auto& pid : pids) run_command(broker + " ctl " + dir + " close_connection '" + pid + "' 'bench cuts'");
+    const auto cut = steady::now();
+    {
+        confirmed_publisher pub(e);
+        pub.publish(queue, job_message("j-1", sys::now()));
+        pub.wait_all();
+    }
+    if (!log.wait_runs(2, 600s)) die("the job published after the cut did not run within 600 s");
+    f.reconnect_s = seconds_since(cut);
+    worker.stop();
+    std::printf("result %.6f %.3f %.6f\n", f.first_run_s, f.rss_mib, f.reconnect_s);
+    std::fflush(stdout);
+    return 0;
+}
+
+// ---- the rounds --------------------------------------------------------------
+
+worker_figures one_round(const context& cx, endpoint& e, std::size_t n) {
+    auto o = options_for(cx, fresh_queue_name("control-start"));
+    declare_work_queue(e, o.queue);
+    const auto filling = steady::now();
+    fill_stream(e, o.queue, n);
+    std::fprintf(stderr, "  %zu entries written in %.1f s\n", n, seconds_since(filling));
+    child_program child({"/proc/self/exe", "--start-worker", o.queue});
+    const auto line = child.wait_for_line("result ", std::chrono::minutes(25));
+    child.stop();
+    if (line.empty()) die("the worker of the round with " + std::to_string(n) + " entries printed no result");
+    worker_figures f;
+    std::istringstream in(line.substr(std::strlen("result ")));
+    in >> f.first_run_s >> f.rss_mib >> f.reconnect_s;
+    e.ch.async_delete_queue(tarry::control::stream_name(o.queue), {}, boost::asio::use_future).wait_for(60s);
+    delete_queues(e, o);
+    return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        auto cx = context_from_env();
+        const char* root = std::getenv("TARRY_SOURCE_ROOT");
+        cx.source_root = root ? root : ".";
+        for (int i = 1; i + 1 < argc; ++i)
+            if (std::strcmp(argv[i], "--start-worker") == 0) return start_worker(cx, argv[i + 1]);
+        const std::size_t max = number_arg(argc, argv, "--max", 1'000'000);
+        endpoint e(cx.config);
+        std::printf("Start with a long control stream (%s), entries half tombstones, half run claims\n\n",
+                    e.server.c_str());
+        std::printf("| entries | first run after start, s | ratio to 0 | RSS of the worker, MiB | "
+                    "beyond 0's, MiB | job after a reconnect, s |\n|---:|---:|---:|---:|---:|---:|\n");
+        std::fflush(stdout);
+        worker_figures empty;
+        for (std::size_t n : {std::size_t{0}, std::size_t{10'000}, std::size_t{100'000}, std::size_t{1'000'000}}) {
+            if (n > max) break;
+            const auto f = one_round(cx, e, n);
+            if (n == 0) empty = f;
+            std::printf("| %zu | %.3f | %.1f | %.1f | %.1f | %.3f |\n", n, f.first_run_s,
+                        empty.first_run_s > 0 ? f.first_run_s / empty.first_run_s : 0.0, f.rss_mib,
+                        f.rss_mib - empty.rss_mib, f.reconnect_s);
+            std::fflush(stdout);
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "control_start_bench: %s\n", e.what());
+        return 1;
+    }
+}
