@@ -40,7 +40,9 @@ std::string connection_event::text() const {
         case kind::subscribe_failed:
             return with_detail(("subscribe failed, retrying in " + std::to_string(delay.count()) + " ms").c_str());
         case kind::lane_change_failed: return with_detail("lane change failed");
-        case kind::control_attached: return line + "control stream read up to its end: cancels apply";
+        case kind::control_attached:
+            // The detail says where the read began (a checkpoint), if not at the first entry.
+            return line + "control stream read up to its end" + (detail.empty() ? "" : " " + detail) + ": cancels apply";
         case kind::control_failed: return with_detail("control stream");
         case kind::consumer_cancelled:
             return with_detail(("consumer cancelled by the broker, consuming again in " +

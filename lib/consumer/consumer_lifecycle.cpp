@@ -32,6 +32,14 @@ asio::any_io_executor underneath(const asio::any_io_executor& strand) {
     return strand.target<asio::strand<asio::any_io_executor>>()->get_inner_executor();
 }
 
+// The control-stream reader's settings from the consumer's options.
+detail::control_reader::settings control_settings_of(const subscription_options& o) {
+    detail::control_reader::settings s;
+    s.queue = o.queue;
+    s.checkpoint_every = o.control_checkpoint_every;
+    return s;
+}
+
 // What a connection reports, as connection events (`copies`: the connection
 // that publishes the copies); `on_open` (when set) runs after every
 // (re)connect with what was settled, `on_lost` after every loss.
@@ -148,16 +156,16 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
       cancels_(cancel_tables_.get()),
       claims_(options_.read_control_stream ? std::make_shared<detail::run_claims>() : nullptr),
       control_(cancel_tables_ ? std::make_shared<detail::control_reader>(
-                                 conn_, claims_publisher_, detail::control_reader::settings{options_.queue}, cancel_tables_,
+                                 conn_, claims_publisher_, control_settings_of(options_),
+                                 detail::control_tables{cancel_tables_, claims_,
+                                                        [this] {
+                                                            core_.claims_read(now());
+                                                            execute();
+                                                        }},
                                  [this](bool attached, const std::string& detail) {
                                      using kind = connection_event::kind;
                                      tell({attached ? kind::control_attached : kind::control_failed, false,
                                            detail, {}, 0});
-                                 },
-                                 claims_,
-                                 [this] {
-                                     core_.claims_read(now());
-                                     execute();
                                  })
                            : nullptr),
       store_(held_),

@@ -2,6 +2,8 @@
 // control_reader.hpp).
 #include "control_reader.hpp"
 
+#include "tarry/control/checkpoint.hpp"
+#include "tarry/control/checkpoint_stream.hpp"
 #include "tarry/control/control_stream.hpp"
 #include "tarry/control/schedule_entry.hpp"
 #include "tarry/control/tombstone.hpp"
@@ -24,16 +26,16 @@ constexpr std::chrono::minutes expiry_interval{1};
 
 }  // namespace
 
-control_reader::control_reader(amqp::connection& conn, publisher& marks, settings s,
-                               std::shared_ptr<cancellations> tables, report tell,
-                               std::shared_ptr<run_claims> claims, std::function<void()> on_claims)
+control_reader::control_reader(amqp::connection& conn, publisher& marks, settings s, control_tables tables,
+                               report tell)
     : conn_(conn),
       marks_(marks),
       settings_(std::move(s)),
       tables_(std::move(tables)),
       tell_(std::move(tell)),
-      claims_(std::move(claims)),
-      on_claims_(std::move(on_claims)),
+      writer_(std::make_shared<checkpoint_writer>(
+          conn, marks, checkpoint_writer::settings{settings_.queue, settings_.checkpoint_every}, tables_,
+          [this](const std::string& detail) { tell_(false, detail); })),
       caught_up_(conn.get_executor()),
       retry_(conn.get_executor()),
       expiry_(conn.get_executor()) {}
@@ -43,7 +45,10 @@ asio::awaitable<bool> control_reader::attach() {
     if (consuming_) co_return true;
     if (attaching_) co_return false;  // the other attach goes on
     attaching_ = true;
-    const bool caught_up = co_await attach_once();
+    std::string restored;
+    if (!last_offset_) restored = co_await restore();
+    const bool caught_up = !closed_ && co_await attach_once(std::move(restored));
+    if (caught_up) writer_->tick(consuming_ && !awaited_end_);  // a checkpoint may be due already
     attaching_ = false;
     co_return caught_up;
 }
@@ -55,7 +60,36 @@ asio::awaitable<bool> control_reader::attach() {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
-asio::awaitable<bool> control_reader::attach_once() {
+asio::awaitable<std::string> control_reader::restore() {
+    amqp::diagnostics diag;
+    auto [ec, found] = co_await control::async_find_checkpoint(conn_, settings_.queue, settings_.find_timeout, diag,
+                                                               asio::as_tuple(use_awaitable));
+    if (ec) {
+        tell_(false, "cannot search the checkpoint stream (reading the control stream from its first entry): " +
+                         diag.message);
+        co_return std::string();
+    }
+    for (const auto& why : found.skipped) tell_(false, "skipped a checkpoint part: " + why);
+    if (!found.checkpoint || closed_ || last_offset_) co_return std::string();
+    const auto& cp = *found.checkpoint;
+    const auto now = std::chrono::system_clock::now();
+    std::size_t records = 0;
+    const control::checkpoint_visitor into_tables{
+        [&](const control::tombstone& t) { records += tables_.cancels->jobs->add(t, now) ? 1 : 0; },
+        [&](const control::tombstone& t) { records += tables_.cancels->schedules->add(t, now) ? 1 : 0; },
+        [&](const control::run_claim& c) {
+            if (tables_.claims) records += tables_.claims->table.add(c, now) ? 1 : 0;
+        }};
+    std::string why;
+    for (const auto& part : cp.parts) control::read_checkpoint_records(part.body, into_tables, why);  // checked by the search
+    last_offset_ = cp.covers;
+    const auto written = cp.parts.front().properties.timestamp.value_or(0);
+    writer_->known(cp.covers, wall_time{std::chrono::seconds(static_cast<std::int64_t>(written))});
+    co_return "from checkpoint '" + cp.id + "' (" + std::to_string(records) + " live entries up to offset " +
+        std::to_string(cp.covers) + ", " + std::to_string(found.entries_read) + " entries of the checkpoint stream read)";
+}
+
+asio::awaitable<bool> control_reader::attach_once(std::string restored) {
     expire_now_and_then();
     const std::string stream = control::stream_name(settings_.queue);
     amqp::diagnostics diag;
@@ -143,8 +177,8 @@ asio::awaitable<bool> control_reader::attach_once() {
         }
     }
     if (consuming_) {
-        if (claims_) claims_->enforce();
-        tell_(true, {});
+        if (tables_.claims) tables_.claims->enforce();
+        tell_(true, restored);
     }
     co_return consuming_;
 }
@@ -165,8 +199,13 @@ void control_reader::on_entry(amqp::delivery d) {
     }
     std::string why;
     const auto now = std::chrono::system_clock::now();
+    if (last_offset_) writer_->read_up_to(*last_offset_, consuming_ && !awaited_end_);
     if (auto t = control::read_tombstone(p, why)) {
-        tables_->jobs->add(*t, now);
+        tables_.cancels->jobs->add(*t, now);
+        return;
+    }
+    if (auto c = control::read_checkpointed(p, why)) {
+        writer_->known(c->covers, c->written);
         return;
     }
     if (why.empty()) {
@@ -174,12 +213,12 @@ void control_reader::on_entry(amqp::delivery d) {
         // schedule, as a tombstone of its generation keyed by the schedule.
         auto e = control::read_schedule_entry(d.msg, why);
         if (const auto* u = e ? std::get_if<control::schedule_upsert>(&*e) : nullptr)
-            tables_->schedules->add({u->schedule_id, u->generation, u->written}, now);
+            tables_.cancels->schedules->add({u->schedule_id, u->generation, u->written}, now);
         else if (const auto* r = e ? std::get_if<control::schedule_removal>(&*e) : nullptr)
-            tables_->schedules->add({r->schedule_id, r->generation, r->written}, now);
-        else if (const auto* c = e ? std::get_if<control::run_claim>(&*e) : nullptr; c && claims_) {
-            claims_->table.add(*c, now);
-            if (on_claims_) on_claims_();
+            tables_.cancels->schedules->add({r->schedule_id, r->generation, r->written}, now);
+        else if (const auto* c = e ? std::get_if<control::run_claim>(&*e) : nullptr; c && tables_.claims) {
+            tables_.claims->table.add(*c, now);
+            if (tables_.on_claims) tables_.on_claims();
         }
     }
     if (!why.empty()) tell_(false, "skipped an entry of the control stream: " + why);
@@ -200,9 +239,10 @@ void control_reader::retry_later() {
 void control_reader::expire_now_and_then() {
     if (expiry_armed_ || closed_) return;
     expiry_armed_ = true;
-    tables_->jobs->expire(std::chrono::system_clock::now());
-    tables_->schedules->expire(std::chrono::system_clock::now());
-    if (claims_) claims_->table.expire(std::chrono::system_clock::now());
+    tables_.cancels->jobs->expire(std::chrono::system_clock::now());
+    tables_.cancels->schedules->expire(std::chrono::system_clock::now());
+    if (tables_.claims) tables_.claims->table.expire(std::chrono::system_clock::now());
+    writer_->tick(consuming_ && !awaited_end_);
     expiry_.expires_after(expiry_interval);
     expiry_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
         auto self = w.lock();
@@ -223,6 +263,7 @@ void control_reader::detached() {
 
 void control_reader::close() {
     closed_ = true;
+    writer_->close();
     detached();
     expiry_.cancel();
 }

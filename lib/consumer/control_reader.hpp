@@ -17,6 +17,7 @@
 #include "tarry/amqp/channel.hpp"
 #include "tarry/amqp/connection.hpp"
 #include "cancellations.hpp"
+#include "checkpoint_writer.hpp"
 #include "tarry/control/control_stream.hpp"
 #include "run_claims.hpp"
 #include "tarry/publisher/publisher.hpp"
@@ -41,16 +42,20 @@ public:
         /// How long attach() waits to read its marker back.
         std::chrono::milliseconds catch_up_timeout = std::chrono::seconds(10);
         std::uint16_t prefetch = 1000;
+        /// Entries after the newest checkpoint before this reader writes
+        /// one (checkpoint_writer); 0: never.
+        std::size_t checkpoint_every = 20'000;
+        /// How long a start looks for the newest checkpoint.
+        std::chrono::milliseconds find_timeout = std::chrono::seconds(10);
     };
     /// What the reader tells: attached (caught up) or a failure, in words.
     using report = std::function<void(bool attached, const std::string& detail)>;
 
-    /// `conn` and `marks` (a publisher on any connection, for the markers)
-    /// must outlive the reader. `claims` may be null (claims are then
-    /// ignored); `on_claims` runs on the I/O thread.
-    control_reader(amqp::connection& conn, publisher& marks, settings s,
-                   std::shared_ptr<cancellations> tables, report tell,
-                   std::shared_ptr<run_claims> claims = nullptr, std::function<void()> on_claims = nullptr);
+    /// `conn` and `marks` (a publisher on any connection, for the markers
+    /// and the checkpoints) must outlive the reader. `tables.claims` may be
+    /// null (claims are then ignored); `tables.on_claims` runs on the I/O
+    /// thread.
+    control_reader(amqp::connection& conn, publisher& marks, settings s, control_tables tables, report tell);
 
     /// Attaches (unless attached already) and reads up to the end. True
     /// once caught up; false when the stream does not exist or cannot be
@@ -67,7 +72,11 @@ public:
     std::optional<std::int64_t> last_offset() const noexcept { return last_offset_; }
 
 private:
-    boost::asio::awaitable<bool> attach_once();
+    /// Before the first read: the newest checkpoint into the tables, and
+    /// the offset it covers as the last one read. Says what it restored
+    /// (empty when nothing).
+    boost::asio::awaitable<std::string> restore();
+    boost::asio::awaitable<bool> attach_once(std::string restored);
     void on_entry(amqp::delivery d);
     void retry_later();
     void expire_now_and_then();
@@ -75,10 +84,9 @@ private:
     amqp::connection& conn_;
     publisher& marks_;
     const settings settings_;
-    const std::shared_ptr<cancellations> tables_;
+    const control_tables tables_;
     const report tell_;
-    const std::shared_ptr<run_claims> claims_;
-    const std::function<void()> on_claims_;
+    const std::shared_ptr<checkpoint_writer> writer_;
 
     amqp::channel channel_;
     bool consuming_ = false;

@@ -158,4 +158,27 @@ bool read_checkpoint_records(std::span<const std::uint8_t> body, const checkpoin
     return true;
 }
 
+amqp::message to_entry(const checkpointed& c) {
+    amqp::message m;
+    m.properties.type = std::string(checkpointed_type);
+    m.properties.message_id = c.id;
+    m.properties.timestamp = epoch_whole_seconds(c.written);
+    m.properties.delivery_mode = 2;
+    m.properties.headers.emplace().set(std::string(covers_header), c.covers);
+    return m;
+}
+
+std::optional<checkpointed> read_checkpointed(const amqp::basic_properties& props, std::string& why) {
+    why.clear();
+    if (props.type != checkpointed_type) return std::nullopt;
+    const auto covers = amqp::wire::integer_header(props, covers_header);
+    if (!props.message_id || props.message_id->empty() || !props.timestamp || !covers || *covers < 0) {
+        why = "a checkpoint announcement without a message_id, a timestamp or a non-negative x-tarry-covers";
+        return std::nullopt;
+    }
+    const auto max_s = std::chrono::duration_cast<std::chrono::seconds>(wall_time::max().time_since_epoch()).count();
+    const auto s = std::min<std::uint64_t>(*props.timestamp, static_cast<std::uint64_t>(max_s));
+    return checkpointed{*props.message_id, *covers, wall_time{std::chrono::seconds(static_cast<std::int64_t>(s))}};
+}
+
 }  // namespace tarry::control

@@ -2,6 +2,8 @@
 // channel of its own.
 #include "tarry/control/control_stream.hpp"
 
+#include "stream_declare.hpp"
+
 #include "tarry/amqp/channel.hpp"
 
 #include <memory>
@@ -42,21 +44,13 @@ amqp::wire::field_table stream_arguments() {
 
 namespace detail {
 
-void declare_stream(amqp::connection& conn, std::string queue, bool passive, amqp::detail::op_handler<> h) {
-    // Its own channel: a refused declare closes the channel it was sent on.
+void declare_on_own_channel(amqp::connection& conn, amqp::queue_options q, amqp::detail::op_handler<> h) {
     struct op {
         amqp::detail::op_handler<> done;
         amqp::diagnostics diag;
         amqp::connection::executor_type ex;
     };
     auto o = std::make_shared<op>(op{std::move(h), {}, conn.get_executor()});
-    amqp::queue_options q;
-    q.name = stream_name(queue);
-    q.passive = passive;
-    if (!passive) {
-        q.durable = true;
-        q.arguments = stream_arguments();
-    }
     conn.async_open_channel(o->diag, [o, q = std::move(q)](std::error_code ec, amqp::channel ch) mutable {
         if (ec) return std::move(o->done).complete(o->ex, std::move(o->diag));
         ch.async_declare_queue(std::move(q), o->diag, [o, ch](std::error_code ec, const amqp::queue_info&) {
@@ -64,6 +58,17 @@ void declare_stream(amqp::connection& conn, std::string queue, bool passive, amq
             ch.async_close([o](std::error_code) { std::move(o->done).complete(o->ex, {}); });
         });
     });
+}
+
+void declare_stream(amqp::connection& conn, std::string queue, bool passive, amqp::detail::op_handler<> h) {
+    amqp::queue_options q;
+    q.name = stream_name(queue);
+    q.passive = passive;
+    if (!passive) {
+        q.durable = true;
+        q.arguments = stream_arguments();
+    }
+    declare_on_own_channel(conn, std::move(q), std::move(h));
 }
 
 }  // namespace detail

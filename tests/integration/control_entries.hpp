@@ -5,6 +5,7 @@
 
 #include "amqp_client.hpp"
 
+#include "tarry/control/checkpoint_stream.hpp"
 #include "tarry/control/control_stream.hpp"
 #include "tarry/control/tombstone.hpp"
 
@@ -44,13 +45,15 @@ inline std::vector<tarry::control::tombstone> read_tombstones(client& c, const s
         c, queue, n, [](const amqp::message& m, std::string& why) { return tarry::control::read_tombstone(m.properties, why); });
 }
 
-/// Deletes `queue`'s control stream when it goes out of scope.
+/// Deletes `queue`'s control stream and its checkpoint stream when it
+/// goes out of scope.
 struct control_stream_cleanup {
     client& c;
     std::string queue;
     ~control_stream_cleanup() {
         auto ch = c.open_channel();
         ch.async_delete_queue(tarry::control::stream_name(queue), {}, use_future).wait_for(10s);
+        ch.async_delete_queue(tarry::control::checkpoint_stream_name(queue), {}, use_future).wait_for(10s);
     }
 };
 

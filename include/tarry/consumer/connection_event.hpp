@@ -20,7 +20,7 @@ struct connection_event {
         closed,              ///< a connection is closed for good (`detail` when it failed)
         subscribe_failed,    ///< declaring the queues or consuming failed; tried again later
         lane_change_failed,  ///< a hand-over to another lane failed; the old lane goes on
-        control_attached,    ///< the queue's control stream is read up to its end: cancels apply
+        control_attached,    ///< the queue's control stream is read up to its end: cancels apply (`detail`: the checkpoint it began from, if any)
         control_failed,      ///< reading the control stream failed (`detail`); tried again, consuming goes on
         consumer_cancelled,  ///< the broker cancelled a lane's consumer (its queue deleted; RabbitMQ 4.3's
                              ///< consumer timeout): the lane keeps its jobs; another consumes in `delay`

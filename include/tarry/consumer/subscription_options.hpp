@@ -76,6 +76,13 @@ struct subscription_options {
     /// timestamp): at most 7 days, what the stream keeps
     /// (control::stream_max_age).
     std::chrono::milliseconds tombstone_retention = std::chrono::hours(7 * 24);
+    /// Checkpoints of the control stream (docs/control.md, "Checkpoints"):
+    /// once this many entries followed the newest checkpoint (or 12 hours
+    /// passed since it), an attached consumer writes the tables it read as
+    /// a new one to `<queue>.tarry.checkpoints`, and a consumer that starts
+    /// restores the newest one and reads the control stream only after it.
+    /// 0: this consumer writes none (it still restores them).
+    std::size_t control_checkpoint_every = 20'000;
     /// Worker threads running handlers (synchronous handlers).
     std::size_t workers = 4;
     /// Asynchronous handlers (tarry/consumer/async_job_handler.hpp): how

@@ -99,4 +99,26 @@ struct checkpoint_visitor {
 /// every part (with an empty visitor) before applying any.
 bool read_checkpoint_records(std::span<const std::uint8_t> body, const checkpoint_visitor& v, std::string& why);
 
+/// The `type` of the control-stream entry that announces a checkpoint.
+inline constexpr std::string_view checkpointed_type = "tarry.checkpointed";
+
+/// "Checkpoint `id`, covering the control stream up to offset `covers`, was
+/// written to the checkpoint stream": an entry of the control stream, so
+/// that every consumer counts the entries after it.
+struct checkpointed {
+    std::string id;
+    std::int64_t covers = 0;
+    wall_time written{};  ///< kept to whole seconds
+
+    /// Equal when every field is.
+    friend bool operator==(const checkpointed&, const checkpointed&) = default;
+};
+
+/// The entry for `c` (persistent, empty body; message_id, x-tarry-covers,
+/// timestamp).
+amqp::message to_entry(const checkpointed& c);
+/// Reads an entry as an announcement: nothing, with `why` empty, for
+/// another type; with `why`, for a malformed one. Never throws.
+std::optional<checkpointed> read_checkpointed(const amqp::basic_properties& props, std::string& why);
+
 }  // namespace tarry::control

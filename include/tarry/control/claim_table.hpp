@@ -49,6 +49,16 @@ public:
     std::optional<std::string> winner(std::string_view occurrence_id) const;
     /// Frees the claims expired at `now`; returns how many.
     std::size_t expire(wall_time now);
+    /// Calls `f(occurrence_id, copy, written)` for each occurrence's winning
+    /// claim kept at `now` (string_views valid during the call): what a
+    /// checkpoint keeps. Under the table's shared lock: `f` must not call
+    /// into the table.
+    template <class F>
+    void for_each(wall_time now, F&& f) const {
+        winners_.for_each(now, [&](std::string_view occurrence, const auto& kept) {
+            f(occurrence, std::string_view(kept.value), kept.written);
+        });
+    }
     /// Occurrences with a claim kept.
     std::size_t size() const;
 

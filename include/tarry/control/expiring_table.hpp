@@ -95,6 +95,16 @@ public:
         return freed;
     }
 
+    /// Calls `f(key, slot)` for every slot not expired at `now`, in no
+    /// particular order, under the shared lock: `f` must not call into the
+    /// table.
+    template <class F>
+    void for_each(wall_time now, F&& f) const {
+        std::shared_lock lock(mutex_);
+        for (const auto& [key, kept] : slots_)
+            if (!expired(kept.written, now)) f(std::string_view(key), kept);
+    }
+
     /// Keys with a slot (expired ones until expire()).
     std::size_t size() const {
         std::shared_lock lock(mutex_);

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 namespace tarry::control {
 
@@ -45,6 +46,21 @@ public:
     bool covers(std::string_view job_id, std::uint64_t generation, wall_time now) const;
     /// Frees the tombstones expired at `now`; returns how many.
     std::size_t expire(wall_time now);
+
+    /// Calls `f(const tombstone&)` for each job id's entry live at `now`
+    /// (its highest generation, its latest written time): what a
+    /// checkpoint keeps. Under the table's shared lock: `f` must not call
+    /// into the table.
+    template <class F>
+    void for_each(wall_time now, F&& f) const {
+        tombstone t;
+        by_id_.for_each(now, [&](std::string_view id, const auto& kept) {
+            t.job_id.assign(id);
+            t.generation = kept.value;
+            t.written = kept.written;
+            f(std::as_const(t));
+        });
+    }
 
     /// Job ids with a tombstone kept (expired ones until expire()).
     std::size_t size() const;

@@ -162,3 +162,27 @@ TEST_CASE("checkpoint: malformed bodies are refused with a reason, the records b
     CHECK_FALSE(control::read_checkpoint_records(empty_id, c.visitor(), why));
     CHECK(why.find("empty id") != std::string::npos);
 }
+
+TEST_CASE("checkpoint: the announcement in the control stream, written and read; malformed ones say why") {
+    const control::checkpointed c{"cp-9", 77, t0};
+    const auto m = control::to_entry(c);
+    std::string why;
+    const auto back = control::read_checkpointed(m.properties, why);
+    REQUIRE_MESSAGE(back, why);
+    CHECK(*back == c);
+    CHECK(m.body.empty());
+
+    amqp::basic_properties other;
+    other.type = "tarry.marker";
+    CHECK_FALSE(control::read_checkpointed(other, why));
+    CHECK(why.empty());
+
+    auto no_covers = m.properties;
+    no_covers.headers.reset();
+    CHECK_FALSE(control::read_checkpointed(no_covers, why));
+    CHECK(why.find("x-tarry-covers") != std::string::npos);
+    auto no_time = m.properties;
+    no_time.timestamp.reset();
+    CHECK_FALSE(control::read_checkpointed(no_time, why));
+    CHECK_FALSE(why.empty());
+}

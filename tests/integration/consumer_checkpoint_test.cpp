@@ -1,0 +1,191 @@
+// Checkpoints of the control stream, end to end on the real broker
+// (docs/control.md, "Checkpoints"): a consumer writes one once enough
+// entries followed the newest, a consumer that starts restores the newest
+// complete one and reads the control stream only after the offset it
+// covers; a checkpoint whose writer died half-way, or with a malformed
+// part, is passed over, and the stream read from its first entry.
+#include "consumer_fixture.hpp"
+#include "control_entries.hpp"
+
+#include "tarry/contract/schedule_headers.hpp"
+#include "tarry/control/checkpoint.hpp"
+#include "tarry/control/checkpoint_stream.hpp"
+#include "tarry/publisher/publisher.hpp"
+
+using namespace consumer_it;
+
+namespace {
+
+void declare_work_queue(connected_client& c, const std::string& queue) {
+    auto declared = queue_opts(queue);
+    declared.durable = true;  // as the consumer declares it
+    value_of(c.open_channel().async_declare_queue(declared, use_future));
+}
+
+/// Jobs with no generation (another client's): any tombstone of their id
+/// covers them. Each due now.
+void publish_jobs(connected_client& c, const std::string& queue, const std::vector<std::string>& ids) {
+    auto ch = confirm_channel(c);
+    for (const auto& id : ids) publish_raw(ch, queue, id, {{"perform_job_at", epoch(sys::now())}});
+}
+
+/// Waits until every id has run or been cancelled (at most 20 s).
+bool settled(running_consumer& rc, const std::vector<std::string>& ids) {
+    const auto end = std::chrono::steady_clock::now() + 20s;
+    while (std::chrono::steady_clock::now() < end) {
+        std::size_t n = 0;
+        for (const auto& id : ids) n += (rc.log.find(kind::succeeded, id) || rc.log.find(kind::cancelled, id)) ? 1 : 0;
+        if (n == ids.size()) return true;
+        std::this_thread::sleep_for(20ms);
+    }
+    return false;
+}
+
+/// Appends `parts` to `queue`'s checkpoint stream (declared first).
+void write_parts(connected_client& c, const std::string& queue, const std::vector<amqp::message>& parts) {
+    amqp::diagnostics diag;
+    ok(tarry::control::async_declare_checkpoint_stream(c.conn, queue, diag, use_future));
+    auto ch = confirm_channel(c);
+    for (const auto& p : parts)
+        ok(ch.async_publish("", tarry::control::checkpoint_stream_name(queue), p, {}, use_future));
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint: restored at start; the control stream read only after the offset it covers") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("checkpoint-restore"));
+    o.control_checkpoint_every = 0;  // the test writes the only one
+    declare_work_queue(c, o.queue);
+    control_stream_cleanup streams{c, o.queue};
+    tarry::publisher pub(c.conn);
+    // Offsets 0, 1, 2 of a new stream.
+    for (const char* id : {"before-0", "before-1", "before-2"}) ok(pub.async_cancel(o.queue, id, use_future));
+    // A checkpoint covering them that says something else: whatever it
+    // holds stands for entries 0 to 2.
+    tarry::control::checkpoint_builder b;
+    b.add_tombstone({"only-in-checkpoint", tarry::contract::next_generation(std::chrono::system_clock::now()),
+                     std::chrono::system_clock::now()});
+    write_parts(c, o.queue, std::move(b).finish("cp-test", 2, std::chrono::system_clock::now()));
+    ok(pub.async_cancel(o.queue, "after", use_future));  // offset 3: read
+    const std::vector<std::string> ids{"before-1", "only-in-checkpoint", "after", "plain"};
+    publish_jobs(c, o.queue, ids);
+
+    running_consumer rc(url, o);
+    REQUIRE_MESSAGE(settled(rc, ids), rc.connection_transcript());
+    CHECK(rc.log.find(kind::succeeded, "before-1"));  // not read: the checkpoint stands for it
+    CHECK(rc.log.find(kind::cancelled, "only-in-checkpoint"));
+    CHECK(rc.log.find(kind::cancelled, "after"));
+    CHECK(rc.log.find(kind::succeeded, "plain"));
+    const auto transcript = rc.connection_transcript();
+    CHECK_MESSAGE(transcript.find("from checkpoint 'cp-test'") != std::string::npos, transcript);
+    rc.worker.stop();
+    cleanup(c, o);
+}
+
+TEST_CASE("checkpoint: one whose last part never came, and one with a malformed part, are passed over") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("checkpoint-broken"));
+    o.control_checkpoint_every = 0;
+    declare_work_queue(c, o.queue);
+    control_stream_cleanup streams{c, o.queue};
+    tarry::publisher pub(c.conn);
+    for (const char* id : {"cancelled-0", "cancelled-1"}) ok(pub.async_cancel(o.queue, id, use_future));
+    const auto now = std::chrono::system_clock::now();
+    // A whole one with nothing in it, covering both tombstones: restoring
+    // it would let them run...
+    write_parts(c, o.queue, tarry::control::checkpoint_builder().finish("cp-empty", 1, now));
+    // ...but newer ones follow: a writer that died after part 0 of 2, and
+    // one with an unknown record. Each claims to cover both, and holds nothing.
+    tarry::control::checkpoint_builder half(64);
+    for (int i = 0; i < 10; ++i) half.add_tombstone({"x-" + std::to_string(i), 1, now});
+    auto half_parts = std::move(half).finish("cp-half", 1, now);
+    REQUIRE(half_parts.size() >= 2);
+    half_parts.pop_back();
+    write_parts(c, o.queue, half_parts);
+    auto bad = tarry::control::checkpoint_builder().finish("cp-bad", 1, now);
+    bad.front().body.push_back('?');
+    write_parts(c, o.queue, bad);
+
+    SUBCASE("the newest whole one is restored") {
+        const std::vector<std::string> ids{"cancelled-0", "cancelled-1"};
+        publish_jobs(c, o.queue, ids);
+        running_consumer rc(url, o);
+        REQUIRE_MESSAGE(settled(rc, ids), rc.connection_transcript());
+        // cp-empty stands for both tombstones: they are not read.
+        CHECK(rc.log.find(kind::succeeded, "cancelled-0"));
+        CHECK(rc.log.find(kind::succeeded, "cancelled-1"));
+        const auto transcript = rc.connection_transcript();
+        CHECK_MESSAGE(transcript.find("from checkpoint 'cp-empty'") != std::string::npos, transcript);
+        CHECK_MESSAGE(transcript.find("skipped a checkpoint part") != std::string::npos, transcript);
+        CHECK_MESSAGE(transcript.find("cp-bad") != std::string::npos, transcript);
+        rc.worker.stop();
+    }
+    cleanup(c, o);
+}
+
+TEST_CASE("checkpoint: with none whole in the stream, the control stream is read from its first entry") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("checkpoint-none"));
+    o.control_checkpoint_every = 0;
+    declare_work_queue(c, o.queue);
+    control_stream_cleanup streams{c, o.queue};
+    tarry::publisher pub(c.conn);
+    ok(pub.async_cancel(o.queue, "cancelled", use_future));
+    const auto now = std::chrono::system_clock::now();
+    tarry::control::checkpoint_builder half(64);
+    for (int i = 0; i < 10; ++i) half.add_tombstone({"x-" + std::to_string(i), 1, now});
+    auto parts = std::move(half).finish("cp-half", 0, now);
+    parts.pop_back();
+    write_parts(c, o.queue, parts);
+    const std::vector<std::string> ids{"cancelled", "runs"};
+    publish_jobs(c, o.queue, ids);
+    running_consumer rc(url, o);
+    REQUIRE_MESSAGE(settled(rc, ids), rc.connection_transcript());
+    CHECK(rc.log.find(kind::cancelled, "cancelled"));
+    CHECK(rc.log.find(kind::succeeded, "runs"));
+    const auto transcript = rc.connection_transcript();
+    CHECK_MESSAGE(transcript.find("from checkpoint") == std::string::npos, transcript);
+    rc.worker.stop();
+    cleanup(c, o);
+}
+
+TEST_CASE("checkpoint: written once enough entries followed; the next consumer restores it and honours every cancel") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    auto o = options_for(unique_name("checkpoint-write"));
+    o.control_checkpoint_every = 50;
+    declare_work_queue(c, o.queue);
+    control_stream_cleanup streams{c, o.queue};
+    tarry::publisher pub(c.conn);
+    for (int i = 0; i < 60; ++i) ok(pub.async_cancel(o.queue, "gone-" + std::to_string(i), use_future));
+    {
+        running_consumer writer(url, o);
+        // Its announcement in the control stream says it was written.
+        const auto announced = amqp_it::read_stream_entries<tarry::control::checkpointed>(
+            c, o.queue, 61, [](const amqp::message& m, std::string& why) {
+                return tarry::control::read_checkpointed(m.properties, why);
+            });
+        REQUIRE_MESSAGE(announced.size() == 1, writer.connection_transcript());
+        CHECK(announced.front().covers >= 59);
+        writer.worker.stop();
+    }
+    ok(pub.async_cancel(o.queue, "after", use_future));
+    const std::vector<std::string> ids{"gone-0", "gone-59", "after", "runs"};
+    publish_jobs(c, o.queue, ids);
+    o.control_checkpoint_every = 0;
+    running_consumer rc(url, o);
+    REQUIRE_MESSAGE(settled(rc, ids), rc.connection_transcript());
+    CHECK(rc.log.find(kind::cancelled, "gone-0"));
+    CHECK(rc.log.find(kind::cancelled, "gone-59"));
+    CHECK(rc.log.find(kind::cancelled, "after"));
+    CHECK(rc.log.find(kind::succeeded, "runs"));
+    const auto transcript = rc.connection_transcript();
+    CHECK_MESSAGE(transcript.find("from checkpoint 'cp-") != std::string::npos, transcript);
+    CHECK_MESSAGE(transcript.find("60 live entries") != std::string::npos, transcript);
+    rc.worker.stop();
+    cleanup(c, o);
+}
