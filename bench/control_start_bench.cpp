@@ -13,13 +13,20 @@
 //   close_connection has returned) → a job published then, due now,
 //   starts.
 //
+// Two workers per N, one after the other: the first finds no checkpoint (it
+// reads the whole stream, then writes one: it waits for its announcement
+// before it stops), the second restores that checkpoint.
+//
 // Needs TARRY_TEST_AMQP_URL and TARRY_TEST_BROKER_DIR (scripts/run-bench, or
 // scripts/with-broker).
 //
-//   control_start_bench [--max N]   rounds N = 0, 10^4, 10^5, 10^6, up to N
+//   control_start_bench [--max N] [--only N]
+//     rounds N = 0, 10^4, 10^5, 10^6, up to --max; with --only, 0 and that one
 #include "child_program.hpp"
 #include "consumer_bench_support.hpp"
 
+#include "tarry/control/checkpoint.hpp"
+#include "tarry/control/checkpoint_stream.hpp"
 #include "tarry/control/control_stream.hpp"
 #include "tarry/control/schedule_entry.hpp"
 #include "tarry/control/tombstone.hpp"
@@ -31,6 +38,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
+#include <mutex>
 #include <random>
 #include <sstream>
 
@@ -72,6 +81,32 @@ void fill_stream(endpoint& e, const std::string& queue, std::size_t n) {
     pub.wait_all();
 }
 
+/// Waits (at most 120 s) for a checkpoint's announcement in `queue`'s
+/// control stream, read from the entries written at `since` or later (a
+/// timestamp offset): the first worker writes one once it has read the
+/// stream.
+bool wait_checkpointed(endpoint& e, const std::string& queue, sys::time_point since) {
+    auto ch = e.open_channel();
+    check(ch.async_qos({100, 0, false}, boost::asio::use_future).get(), "qos");
+    auto seen = std::make_shared<std::promise<void>>();
+    auto once = std::make_shared<std::once_flag>();
+    amqp::consume_options co;
+    co.queue = tarry::control::stream_name(queue);
+    co.arguments.set("x-stream-offset",
+                     amqp::wire::timestamp_value{static_cast<std::uint64_t>(
+                         std::chrono::duration_cast<std::chrono::seconds>(since.time_since_epoch()).count() - 1)});
+    amqp::consumer_handlers h{[ch, seen, once](amqp::delivery d) {
+                                  ch.async_ack(d.delivery_tag, {}, [](std::error_code) {});
+                                  if (d.msg.properties.type == tarry::control::checkpointed_type)
+                                      std::call_once(*once, [&] { seen->set_value(); });
+                              },
+                              [](std::error_code) {}};
+    ch.async_consume(co, h, boost::asio::use_future).get();
+    const bool ok = seen->get_future().wait_for(120s) == std::future_status::ready;
+    ch.async_close(boost::asio::use_future).wait_for(10s);
+    return ok;
+}
+
 struct worker_figures {
     double first_run_s = 0;
     double rss_mib = 0;
@@ -80,7 +115,7 @@ struct worker_figures {
 
 // ---- the worker process ------------------------------------------------------
 
-int start_worker(const context& cx, const std::string& queue) {
+int start_worker(const context& cx, const std::string& queue, bool expect_checkpoint) {
     const char* dir = std::getenv("TARRY_TEST_BROKER_DIR");
     if (dir == nullptr || *dir == '\0') die("TARRY_TEST_BROKER_DIR is unset: run under scripts/with-broker");
     endpoint e(cx.config);
@@ -93,10 +128,15 @@ int start_worker(const context& cx, const std::string& queue) {
     auto cfg = cx.config;
     cfg.connection_name = "control-start-" + queue;
     run_log log("j-");
+    auto hooks = log.hooks();
+    // What the consumer says of its connections and its control stream, as
+    // it says it (checkpoints restored, written, passed over).
+    hooks.on_connection = [](const std::string& line) { std::fprintf(stderr, "  worker: %s\n", line.c_str()); };
     malloc_trim(0);
     const long rss0 = rss_bytes();
     const auto t0 = steady::now();
-    tarry::consumer worker(cfg, o, [](const tarry::job&) { return tarry::job_outcome::success(); }, log.hooks());
+    const auto started = sys::now();
+    tarry::consumer worker(cfg, o, [](const tarry::job&) { return tarry::job_outcome::success(); }, hooks);
     worker.start();
     if (!log.wait_runs(1, 600s)) die("the waiting job did not run within 600 s of the start");
     worker_figures f;
@@ -115,6 +155,8 @@ int start_worker(const context& cx, const std::string& queue) {
     }
     if (!log.wait_runs(2, 600s)) die("the job published after the cut did not run within 600 s");
     f.reconnect_s = seconds_since(cut);
+    // The next worker of this round starts from the checkpoint this one writes.
+    if (expect_checkpoint && !wait_checkpointed(e, queue, started)) die("no checkpoint written within 120 s");
     worker.stop();
     std::printf("result %.6f %.3f %.6f\n", f.first_run_s, f.rss_mib, f.reconnect_s);
     std::fflush(stdout);
@@ -123,22 +165,33 @@ int start_worker(const context& cx, const std::string& queue) {
 
 // ---- the rounds --------------------------------------------------------------
 
-worker_figures one_round(const context& cx, endpoint& e, std::size_t n) {
+/// A round's two workers: the first finds no checkpoint (and writes one),
+/// the second restores it.
+struct round_figures {
+    worker_figures first, restored;
+};
+
+round_figures one_round(const context& cx, endpoint& e, std::size_t n) {
     auto o = options_for(cx, fresh_queue_name("control-start"));
     declare_work_queue(e, o.queue);
     const auto filling = steady::now();
     fill_stream(e, o.queue, n);
     std::fprintf(stderr, "  %zu entries written in %.1f s\n", n, seconds_since(filling));
-    child_program child({"/proc/self/exe", "--start-worker", o.queue});
-    const auto line = child.wait_for_line("result ", std::chrono::minutes(25));
-    child.stop();
-    if (line.empty()) die("the worker of the round with " + std::to_string(n) + " entries printed no result");
-    worker_figures f;
-    std::istringstream in(line.substr(std::strlen("result ")));
-    in >> f.first_run_s >> f.rss_mib >> f.reconnect_s;
+    round_figures r;
+    for (auto* f : {&r.first, &r.restored}) {
+        // Fewer entries than control_checkpoint_every: no checkpoint is written.
+        const bool expect = f == &r.first && n >= o.control_checkpoint_every;
+        child_program child({"/proc/self/exe", "--start-worker", o.queue, expect ? "checkpoint" : "none"});
+        const auto line = child.wait_for_line("result ", std::chrono::minutes(25));
+        child.stop();
+        if (line.empty()) die("a worker of the round with " + std::to_string(n) + " entries printed no result");
+        std::istringstream in(line.substr(std::strlen("result ")));
+        in >> f->first_run_s >> f->rss_mib >> f->reconnect_s;
+    }
     e.ch.async_delete_queue(tarry::control::stream_name(o.queue), {}, boost::asio::use_future).wait_for(60s);
+    e.ch.async_delete_queue(tarry::control::checkpoint_stream_name(o.queue), {}, boost::asio::use_future).wait_for(60s);
     delete_queues(e, o);
-    return f;
+    return r;
 }
 
 }  // namespace
@@ -149,22 +202,29 @@ int main(int argc, char** argv) {
         const char* root = std::getenv("TARRY_SOURCE_ROOT");
         cx.source_root = root ? root : ".";
         for (int i = 1; i + 1 < argc; ++i)
-            if (std::strcmp(argv[i], "--start-worker") == 0) return start_worker(cx, argv[i + 1]);
+            if (std::strcmp(argv[i], "--start-worker") == 0)
+                return start_worker(cx, argv[i + 1], i + 2 < argc && std::strcmp(argv[i + 2], "checkpoint") == 0);
         const std::size_t max = number_arg(argc, argv, "--max", 1'000'000);
+        const std::size_t only = number_arg(argc, argv, "--only", 0);
         endpoint e(cx.config);
         std::printf("Start with a long control stream (%s), entries half tombstones, half run claims\n\n",
                     e.server.c_str());
-        std::printf("| entries | first run after start, s | ratio to 0 | RSS of the worker, MiB | "
-                    "beyond 0's, MiB | job after a reconnect, s |\n|---:|---:|---:|---:|---:|---:|\n");
+        std::printf("| entries | worker | first run after start, s | ratio to 0's | RSS of the worker, MiB | "
+                    "beyond 0's, MiB | job after a reconnect, s |\n|---:|---|---:|---:|---:|---:|---:|\n");
         std::fflush(stdout);
-        worker_figures empty;
+        round_figures empty;
         for (std::size_t n : {std::size_t{0}, std::size_t{10'000}, std::size_t{100'000}, std::size_t{1'000'000}}) {
             if (n > max) break;
-            const auto f = one_round(cx, e, n);
-            if (n == 0) empty = f;
-            std::printf("| %zu | %.3f | %.1f | %.1f | %.1f | %.3f |\n", n, f.first_run_s,
-                        empty.first_run_s > 0 ? f.first_run_s / empty.first_run_s : 0.0, f.rss_mib,
-                        f.rss_mib - empty.rss_mib, f.reconnect_s);
+            if (only != 0 && n != 0 && n != only) continue;
+            const auto r = one_round(cx, e, n);
+            if (n == 0) empty = r;
+            const auto row = [n](const char* which, const worker_figures& f, const worker_figures& base) {
+                std::printf("| %zu | %s | %.3f | %.1f | %.1f | %.1f | %.3f |\n", n, which, f.first_run_s,
+                            base.first_run_s > 0 ? f.first_run_s / base.first_run_s : 0.0, f.rss_mib,
+                            f.rss_mib - base.rss_mib, f.reconnect_s);
+            };
+            row("first (no checkpoint)", r.first, empty.first);
+            row("next (restores)", r.restored, empty.restored);
             std::fflush(stdout);
         }
         return 0;

@@ -6,6 +6,7 @@
 #include "tarry/control/checkpoint_stream.hpp"
 #include "tarry/control/control_stream.hpp"
 #include "tarry/control/schedule_entry.hpp"
+#include "tarry/time/epoch_text.hpp"
 #include "tarry/control/tombstone.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -70,8 +71,14 @@ asio::awaitable<std::string> control_reader::restore() {
         co_return std::string();
     }
     for (const auto& why : found.skipped) tell_(false, "skipped a checkpoint part: " + why);
-    if (!found.checkpoint || closed_ || last_offset_) co_return std::string();
-    const auto& cp = *found.checkpoint;
+    if (!found.checkpoint) {
+        // Said only when there is a checkpoint stream: a queue that never
+        // had one needs no word.
+        if (found.entries_read > 0) co_return "from its first entry (" + found.why_none + ")";
+        co_return std::string();
+    }
+    if (closed_ || last_offset_) co_return std::string();
+    auto& cp = *found.checkpoint;
     const auto now = std::chrono::system_clock::now();
     std::size_t records = 0;
     const control::checkpoint_visitor into_tables{
@@ -81,10 +88,12 @@ asio::awaitable<std::string> control_reader::restore() {
             if (tables_.claims) records += tables_.claims->table.add(c, now) ? 1 : 0;
         }};
     std::string why;
-    for (const auto& part : cp.parts) control::read_checkpoint_records(part.body, into_tables, why);  // checked by the search
+    for (auto& part : cp.parts) {
+        control::read_checkpoint_records(part.body, into_tables, why);  // checked by the search
+        std::vector<std::uint8_t>().swap(part.body);  // let go of each part as it is read
+    }
     last_offset_ = cp.covers;
-    const auto written = cp.parts.front().properties.timestamp.value_or(0);
-    writer_->known(cp.covers, wall_time{std::chrono::seconds(static_cast<std::int64_t>(written))});
+    writer_->known(cp.covers, from_epoch_whole_seconds(cp.parts.front().properties.timestamp.value_or(0)));
     co_return "from checkpoint '" + cp.id + "' (" + std::to_string(records) + " live entries up to offset " +
         std::to_string(cp.covers) + ", " + std::to_string(found.entries_read) + " entries of the checkpoint stream read)";
 }

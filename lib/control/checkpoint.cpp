@@ -22,12 +22,6 @@ constexpr std::string_view part_header = "x-tarry-part";
 constexpr std::string_view parts_header = "x-tarry-parts";
 constexpr std::string_view covers_header = "x-tarry-covers";
 
-wall_time from_micros(std::int64_t us) noexcept {
-    // Within wall_time's range (nanoseconds in 64 bits: about ±292 years).
-    constexpr std::int64_t limit = std::numeric_limits<std::int64_t>::max() / 1000;
-    return wall_time{std::chrono::microseconds(std::clamp(us, -limit, limit))};
-}
-
 }  // namespace
 
 checkpoint_builder::checkpoint_builder(std::size_t part_bytes) : part_bytes_(std::max<std::size_t>(part_bytes, 64)) {}
@@ -131,7 +125,7 @@ bool read_checkpoint_records(std::span<const std::uint8_t> body, const checkpoin
             tombstone t;
             t.job_id = r.shortstr();
             t.generation = r.u64();
-            t.written = from_micros(r.i64());
+            t.written = from_epoch_microseconds(r.i64());
             if (r.ok() && t.job_id.empty()) r.fail(amqp::wire::errc::truncated, "an empty id");
             if (!r.ok()) break;
             const auto& f = kind == tombstone_record ? v.on_tombstone : v.on_supersession;
@@ -140,7 +134,7 @@ bool read_checkpoint_records(std::span<const std::uint8_t> body, const checkpoin
             run_claim c;
             c.occurrence_id = r.longstr();
             c.copy = r.longstr();
-            c.written = from_micros(r.i64());
+            c.written = from_epoch_microseconds(r.i64());
             if (r.ok() && (c.occurrence_id.empty() || c.copy.empty()))
                 r.fail(amqp::wire::errc::truncated, "an empty occurrence id or copy");
             if (!r.ok()) break;
@@ -176,9 +170,7 @@ std::optional<checkpointed> read_checkpointed(const amqp::basic_properties& prop
         why = "a checkpoint announcement without a message_id, a timestamp or a non-negative x-tarry-covers";
         return std::nullopt;
     }
-    const auto max_s = std::chrono::duration_cast<std::chrono::seconds>(wall_time::max().time_since_epoch()).count();
-    const auto s = std::min<std::uint64_t>(*props.timestamp, static_cast<std::uint64_t>(max_s));
-    return checkpointed{*props.message_id, *covers, wall_time{std::chrono::seconds(static_cast<std::int64_t>(s))}};
+    return checkpointed{*props.message_id, *covers, from_epoch_whole_seconds(*props.timestamp)};
 }
 
 }  // namespace tarry::control

@@ -11,9 +11,9 @@ namespace {
 constexpr std::int64_t max_step = 1024;
 }  // namespace
 
-checkpoint_search::checkpoint_search(std::int64_t end, std::size_t max_entries)
-    : read_down_to_(std::max<std::int64_t>(end, 0)), max_entries_(max_entries) {
-    if (read_down_to_ == 0) finish("the checkpoint stream holds nothing before its end");
+checkpoint_search::checkpoint_search(std::int64_t first, std::int64_t end, std::size_t max_entries)
+    : first_(std::max<std::int64_t>(first, 0)), read_down_to_(std::max(end, first_)), max_entries_(max_entries) {
+    if (read_down_to_ == first_) finish("the checkpoint stream holds nothing before its end");
     else next_ = range{read_down_to_ - 1, read_down_to_};
 }
 
@@ -22,7 +22,7 @@ std::optional<checkpoint_search::range> checkpoint_search::next() const {
     return next_;
 }
 
-void checkpoint_search::entry(std::int64_t offset, const amqp::message& m) {
+void checkpoint_search::entry(std::int64_t offset, amqp::message m) {
     if (done_ || offset >= read_down_to_) return;
     ++read_;
     std::string why;
@@ -46,14 +46,12 @@ void checkpoint_search::entry(std::int64_t offset, const amqp::message& m) {
         return;
     }
     if (part->part + 1 == part->parts) g.last_part_at = offset;
-    g.have.emplace(part->part, m);
+    g.have.emplace(part->part, std::move(m));
 }
 
-void checkpoint_search::range_read(std::optional<std::int64_t> first) {
+void checkpoint_search::range_read() {
     if (done_ || !next_) return;
-    const auto asked = *next_;
-    at_start_ = !first || *first > asked.from || asked.from == 0;
-    read_down_to_ = std::min(asked.from, first.value_or(asked.from));
+    read_down_to_ = next_->from;
     decide();
     if (done_) return;
     if (read_ >= max_entries_)
@@ -70,9 +68,9 @@ void checkpoint_search::decide() {
             if (best == seen_.end() || *it->second.last_part_at > *best->second.last_part_at) best = it;
         }
         if (best == seen_.end()) {
-            if (at_start_) return finish("no complete checkpoint in the checkpoint stream");
+            if (read_down_to_ <= first_) return finish("no complete checkpoint in the checkpoint stream");
             // None yet: step back blindly, wider each time.
-            next_ = range{std::max<std::int64_t>(read_down_to_ - step_, 0), read_down_to_};
+            next_ = range{std::max(read_down_to_ - step_, first_), read_down_to_};
             step_ = std::min(step_ * 2, max_step);
             return;
         }
@@ -102,9 +100,9 @@ void checkpoint_search::decide() {
             const std::int64_t span = static_cast<std::int64_t>(g.parts) - 1;
             const std::int64_t first_at = *g.last_part_at - span;
             const std::int64_t lowest = first_at - span - 16;
-            if (!at_start_ && read_down_to_ > std::max<std::int64_t>(lowest, 0)) {
+            if (read_down_to_ > std::max(lowest, first_)) {
                 const std::int64_t from = read_down_to_ > first_at ? first_at : read_down_to_ - (span + 16);
-                next_ = range{std::max<std::int64_t>(from, 0), read_down_to_};
+                next_ = range{std::max(from, first_), read_down_to_};
                 return;
             }
             g.broken = true;  // a part is missing: an older checkpoint may be whole

@@ -58,7 +58,7 @@ struct find_op : std::enable_shared_from_this<find_op> {
         if (ch.is_open()) ch.async_close([](std::error_code) {});
         checkpoint_found out;
         if (search && !why.code) {
-            if (search->found()) out.checkpoint = *search->found();
+            out.checkpoint = search->take_found();
             out.why_none = search->why_none();
             out.skipped = search->skipped();
             out.entries_read = search->entries_read();
@@ -99,45 +99,49 @@ struct find_op : std::enable_shared_from_this<find_op> {
         });
     }
 
-    // Consumes from the last chunk and appends a marker: its offset is the end.
+    // Consumes from the last chunk and appends a marker: its offset is the
+    // end. Then the first entry's offset: where the stream begins (offsets
+    // have gaps, so no range read tells it).
     void find_end() {
-        consume("last", [](find_op& self, std::int64_t offset, const amqp::message& m) {
+        consume("last", [](find_op& self, std::int64_t offset, amqp::message& m) {
             if (!self.end.is_end(m.properties)) return false;
-            self.search.emplace(offset);
+            self.end_at = offset;
             return true;
-        });
+        }, &find_op::find_first);
         ch.async_publish("", stream, end.marker(), {}, diag, [self = shared_from_this()](std::error_code ec) {
             if (ec) self->finish(std::move(self->diag));
         });
     }
 
+    void find_first() {
+        consume("first", [](find_op& self, std::int64_t offset, amqp::message&) {
+            self.search.emplace(offset, self.end_at);
+            return true;
+        }, &find_op::next_range);
+    }
+
     void next_range() {
         const auto r = search->next();
         if (!r) return finish({});
-        lowest.reset();
-        consume(r->from, [r = *r](find_op& self, std::int64_t offset, const amqp::message& m) {
-            if (offset < r.to) {
-                if (!self.lowest) self.lowest = offset;
-                self.search->entry(offset, m);
-            }
+        consume(r->from, [r = *r](find_op& self, std::int64_t offset, amqp::message& m) {
+            if (offset < r.to) self.search->entry(offset, std::move(m));
             if (offset < r.to - 1) return false;
-            self.search->range_read(self.lowest);
+            self.search->range_read();
             return true;
-        });
+        }, &find_op::next_range);
     }
 
     // One consumer from `from`, handing each delivery to `on_entry` until it
-    // says the step is over; then the consumer is cancelled and the next
-    // range read.
+    // says the step is over; then the consumer is cancelled and `then` runs.
     template <class From, class OnEntry>
-    void consume(From from, OnEntry on_entry) {
+    void consume(From from, OnEntry on_entry, void (find_op::*then)()) {
         const std::uint64_t my_step = ++step;
         amqp::consume_options co;
         co.queue = stream;
         co.arguments.set("x-stream-offset", from);
         std::weak_ptr<find_op> w = shared_from_this();
         amqp::consumer_handlers handlers{
-            [w, my_step, on_entry](amqp::delivery d) {
+            [w, my_step, on_entry, then](amqp::delivery d) {
                 auto self = w.lock();
                 if (!self || !self->done) return;
                 self->ch.async_ack(d.delivery_tag, {}, [](std::error_code) {});
@@ -151,7 +155,7 @@ struct find_op : std::enable_shared_from_this<find_op> {
                 if (!on_entry(*self, *offset, d.msg)) return;
                 ++self->step;
                 self->ch.async_cancel(self->tag, [](std::error_code) {});
-                self->next_range();
+                ((*self).*then)();
             },
             [w](std::error_code) {
                 if (auto self = w.lock())
@@ -174,8 +178,8 @@ struct find_op : std::enable_shared_from_this<find_op> {
     amqp::channel ch;
     amqp::diagnostics diag;
     const stream_end end{"checkpoint"};
+    std::int64_t end_at = 0;
     std::optional<checkpoint_search> search;
-    std::optional<std::int64_t> lowest;
     std::uint64_t step = 0;
     std::string tag;
     std::string none_yet;

@@ -77,7 +77,7 @@ std::optional<schedule_entry> read_schedule_entry(const amqp::message& m, std::s
         return std::nullopt;
     }
     // Capped where wall_time ends (2262).
-    const wall_time written{std::chrono::seconds{static_cast<std::int64_t>(std::min<std::uint64_t>(*p.timestamp, 9'000'000'000))}};
+    const wall_time written = from_epoch_whole_seconds(*p.timestamp);
     if (claim) {
         run_claim c{*p.message_id, {}, {}, {}, written};
         const std::pair<std::string_view, std::string*> fields[] = {

@@ -34,10 +34,7 @@ std::optional<tombstone> read_tombstone(const amqp::basic_properties& props, std
         why = "a tombstone without a positive integer " + std::string(contract::generation_header);
         return std::nullopt;
     }
-    // Whole seconds since the epoch, kept within wall_time's range.
-    const auto max_s = std::chrono::duration_cast<std::chrono::seconds>(wall_time::max().time_since_epoch()).count();
-    const auto s = std::min<std::uint64_t>(*props.timestamp, static_cast<std::uint64_t>(max_s));
-    return tombstone{*props.message_id, g, wall_time{std::chrono::seconds(static_cast<std::int64_t>(s))}};
+    return tombstone{*props.message_id, g, from_epoch_whole_seconds(*props.timestamp)};
 }
 
 }  // namespace tarry::control

@@ -189,3 +189,26 @@ TEST_CASE("checkpoint: written once enough entries followed; the next consumer r
     rc.worker.stop();
     cleanup(c, o);
 }
+
+TEST_CASE("checkpoint: found whole among large ones, the newest cut short") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    const auto queue = unique_name("checkpoint-large");
+    control_stream_cleanup streams{c, queue};
+    const auto now = std::chrono::system_clock::now();
+    const auto large = [&](const std::string& id, int records) {
+        tarry::control::checkpoint_builder b;
+        for (int i = 0; i < records; ++i) b.add_tombstone({std::string(200, 'a') + std::to_string(i), 1, now});
+        return std::move(b).finish(id, 7, now);
+    };
+    write_parts(c, queue, large("older", 60'000));
+    auto cut = large("newest", 60'000);
+    REQUIRE(cut.size() > 8);
+    cut.resize(cut.size() / 2);
+    write_parts(c, queue, cut);
+    amqp::diagnostics diag;
+    const auto found = value_of(tarry::control::async_find_checkpoint(c.conn, queue, 30s, diag, use_future));
+    const std::string why = found.why_none + " after " + std::to_string(found.entries_read) + " entries";
+    REQUIRE_MESSAGE(found.checkpoint, why);
+    CHECK(found.checkpoint->id == "older");
+}

@@ -3,7 +3,9 @@
 // that a start reads about one checkpoint, not the stream. Sans-I/O: the
 // driver reads each range next() asks for (a consumer from `from` until an
 // entry at `to` - 1 or later), hands every entry in, then says the range
-// was read.
+// was read. A stream's offsets have gaps (RabbitMQ gives each segment's
+// first offset to an entry of its own, never delivered): the search never
+// takes a missing offset for the stream's start, which the driver tells it.
 //
 // Promises:
 // - found() is the complete checkpoint (every part, once each) whose last
@@ -26,6 +28,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tarry::control {
@@ -46,23 +49,24 @@ public:
         std::vector<amqp::message> parts; ///< part 0 first
     };
 
-    /// Searches the entries before offset `end` (the reader's own marker,
-    /// say); gives up after `max_entries` entries.
-    explicit checkpoint_search(std::int64_t end, std::size_t max_entries = 20'000);
+    /// Searches the entries in [first, end): `end` the offset of the
+    /// reader's own marker, say, `first` the stream's first entry's (it
+    /// begins there); gives up after `max_entries` entries.
+    checkpoint_search(std::int64_t first, std::int64_t end, std::size_t max_entries = 20'000);
 
     /// The range to read next; nothing once done().
     std::optional<range> next() const;
     /// An entry read (any type; markers too) at `offset`. Entries at or
     /// after the end of what was read so far are ignored.
-    void entry(std::int64_t offset, const amqp::message& m);
-    /// The range next() asked for was read: `first` is the lowest offset
-    /// delivered (the stream begins there when it is above the range's
-    /// `from`), nothing when no entry came.
-    void range_read(std::optional<std::int64_t> first);
+    void entry(std::int64_t offset, amqp::message m);
+    /// The range next() asked for was read.
+    void range_read();
 
     bool done() const noexcept { return done_; }
     /// The checkpoint found, once done(); nothing when there is none.
     const std::optional<result>& found() const noexcept { return found_; }
+    /// Moves the checkpoint found out (found() is empty after).
+    std::optional<result> take_found() noexcept { return std::exchange(found_, std::nullopt); }
     /// Why nothing was found, for a log line (empty when found or not done).
     const std::string& why_none() const noexcept { return why_none_; }
     /// What was wrong with the malformed parts met (each passed over).
@@ -81,11 +85,11 @@ private:
     void decide();
     void finish(std::string why);
 
+    std::int64_t first_;         // the stream's first offset
     std::int64_t read_down_to_;  // every entry in [read_down_to_, end) was read
     std::size_t max_entries_;
     std::size_t read_ = 0;
     std::int64_t step_ = 1;
-    bool at_start_ = false;  // nothing before read_down_to_
     std::optional<range> next_;
     bool done_ = false;
     std::map<std::string, gathering> seen_;

@@ -2,7 +2,7 @@
 // (truncation to the microsecond) and the one text form that events, /jobs,
 // /metrics, the x-tarry-first-attempt header and the samples all use, so
 // they print a time identically; and the whole seconds of a message's
-// timestamp property.
+// timestamp property; and back from either number to a time.
 //
 // Pure: no threads, no I/O. Header-only.
 #pragma once
@@ -33,6 +33,22 @@ inline double epoch_seconds_number(wall_time t) noexcept {
 inline std::uint64_t epoch_whole_seconds(wall_time t) noexcept {
     const auto s = std::chrono::floor<std::chrono::seconds>(t.time_since_epoch()).count();
     return s < 0 ? 0 : static_cast<std::uint64_t>(s);
+}
+
+/// The time `s` whole seconds after the Unix epoch (a timestamp property),
+/// kept within wall_time's range: the inverse of epoch_whole_seconds.
+inline wall_time from_epoch_whole_seconds(std::uint64_t s) noexcept {
+    const auto max_s = std::chrono::floor<std::chrono::seconds>(wall_time::max().time_since_epoch()).count();
+    const auto kept = s > static_cast<std::uint64_t>(max_s) ? max_s : static_cast<std::int64_t>(s);
+    return wall_time{std::chrono::seconds(kept)};
+}
+
+/// The time `us` microseconds from the Unix epoch, kept within wall_time's
+/// range: the inverse of epoch_microseconds.
+inline wall_time from_epoch_microseconds(std::int64_t us) noexcept {
+    const auto hi = std::chrono::floor<std::chrono::microseconds>(wall_time::max().time_since_epoch()).count();
+    const auto lo = std::chrono::ceil<std::chrono::microseconds>(wall_time::min().time_since_epoch()).count();
+    return wall_time{std::chrono::microseconds(us > hi ? hi : us < lo ? lo : us)};
 }
 
 /// `t` as seconds since the Unix epoch with exactly six decimals

@@ -24,17 +24,24 @@ std::vector<amqp::message> checkpoint(const std::string& id, std::int64_t covers
     return std::move(b).finish(id, covers, t0);
 }
 
+/// A stream held in a vector. Like RabbitMQ's, its offsets have gaps:
+/// every `gap_every` offsets one is taken by an entry never delivered.
 struct stream {
-    std::int64_t first = 0;  // offset of entries[0]
-    std::vector<amqp::message> entries;
+    std::int64_t first = 0;  // offset of the first entry
+    std::int64_t gap_every = 0;
+    std::vector<std::pair<std::int64_t, amqp::message>> entries;
+    std::int64_t next = 0;
     std::int64_t append(const amqp::message& m) {
-        entries.push_back(m);
-        return first + static_cast<std::int64_t>(entries.size()) - 1;
+        if (entries.empty()) next = first;
+        if (gap_every > 0 && next > first && next % gap_every == 0) ++next;
+        entries.emplace_back(next, m);
+        return next++;
     }
     void append(const std::vector<amqp::message>& ms) {
         for (const auto& m : ms) append(m);
     }
-    std::int64_t end() const { return first + static_cast<std::int64_t>(entries.size()); }
+    std::int64_t end() const { return entries.empty() ? first : entries.back().first + 1; }
+    std::int64_t begin() const { return entries.empty() ? first : entries.front().first; }
 
     /// Runs the search to its end; how many entries it was handed.
     std::size_t search(control::checkpoint_search& s) const {
@@ -43,16 +50,19 @@ struct stream {
             const auto r = s.next();
             REQUIRE(r);
             REQUIRE(r->from < r->to);
-            std::optional<std::int64_t> lowest;
-            for (std::int64_t o = std::max(r->from, first); o < r->to && o < end(); ++o) {
-                if (!lowest) lowest = o;
-                s.entry(o, entries[static_cast<std::size_t>(o - first)]);
+            REQUIRE(r->from >= begin());
+            for (const auto& [o, m] : entries) {
+                if (o < r->from || o >= r->to) continue;
+                s.entry(o, m);
                 ++handed;
             }
-            s.range_read(lowest);
+            s.range_read();
         }
         REQUIRE(s.done());
         return handed;
+    }
+    control::checkpoint_search searcher(std::size_t max_entries = 20'000) const {
+        return control::checkpoint_search(begin(), end(), max_entries);
     }
 };
 
@@ -68,8 +78,8 @@ TEST_CASE("checkpoint search: the newest checkpoint, read from the end, about it
     const auto newest = checkpoint("new", 20, 40);
     REQUIRE(newest.size() > 3);
     st.append(newest);
-    const auto end = st.append(control::marker_message("mine"));
-    control::checkpoint_search s(end);
+    const auto mine = st.append(control::marker_message("mine"));
+    control::checkpoint_search s(st.begin(), mine);  // up to the reader's own marker
     const auto handed = st.search(s);
     REQUIRE(s.found());
     CHECK(s.found()->id == "new");
@@ -83,7 +93,7 @@ TEST_CASE("checkpoint search: markers after the newest checkpoint are stepped ov
     stream st;
     st.append(checkpoint("cp", 3, 10));
     for (int i = 0; i < 300; ++i) st.append(control::marker_message("m" + std::to_string(i)));
-    control::checkpoint_search s(st.end());
+    auto s = st.searcher();
     const auto handed = st.search(s);
     CHECK(found_id(s) == "cp");
     CHECK(handed < 300 + 300);  // the blind steps double: at most about twice what lies between
@@ -95,7 +105,7 @@ TEST_CASE("checkpoint search: a checkpoint whose writer died half-way is passed 
     auto half = checkpoint("half", 9, 30);
     half.pop_back();  // its last part never written
     st.append(half);
-    control::checkpoint_search a(st.end());
+    auto a = st.searcher();
     st.search(a);
     CHECK(found_id(a) == "whole");
 
@@ -105,7 +115,7 @@ TEST_CASE("checkpoint search: a checkpoint whose writer died half-way is passed 
     auto gap = checkpoint("gap", 9, 30);
     gap.erase(gap.begin() + 1);
     st2.append(gap);
-    control::checkpoint_search b(st2.end());
+    auto b = st2.searcher();
     st2.search(b);
     CHECK(found_id(b) == "whole");
 }
@@ -119,7 +129,7 @@ TEST_CASE("checkpoint search: two writers at once, their parts interleaved: the 
         st.append(a[i]);
         st.append(b[i]);
     }
-    control::checkpoint_search s(st.end());
+    auto s = st.searcher();
     st.search(s);
     CHECK(found_id(s) == "b");
     CHECK(s.found()->covers == 8);
@@ -134,7 +144,7 @@ TEST_CASE("checkpoint search: a malformed part is reported and its checkpoint pa
     auto worse = checkpoint("worse", 3, 10);
     worse.front().properties.headers->set("x-tarry-parts", std::string("many"));
     st.append(worse);
-    control::checkpoint_search s(st.end());
+    auto s = st.searcher();
     st.search(s);
     CHECK(found_id(s) == "good");
     REQUIRE(s.skipped().size() >= 2);
@@ -146,28 +156,57 @@ TEST_CASE("checkpoint search: a malformed part is reported and its checkpoint pa
 TEST_CASE("checkpoint search: none in the stream, an empty stream, a trimmed start, a budget") {
     stream markers;
     for (int i = 0; i < 100; ++i) markers.append(control::marker_message("m" + std::to_string(i)));
-    control::checkpoint_search a(markers.end());
+    auto a = markers.searcher();
     CHECK(markers.search(a) == 100);
     CHECK_FALSE(a.found());
     CHECK(a.why_none().find("no complete checkpoint") != std::string::npos);
 
-    control::checkpoint_search empty(0);
+    control::checkpoint_search empty(0, 0);
     CHECK(empty.done());
     CHECK_FALSE(empty.next());
     CHECK_FALSE(empty.found());
 
-    // Retention took the first parts: the stream begins past them.
+    // Retention took the first part: the stream begins past it.
     stream trimmed;
-    const auto cp = checkpoint("cp", 1, 30);
-    trimmed.append(cp);
-    trimmed.first = 1000;  // the same entries at higher offsets...
-    trimmed.entries.erase(trimmed.entries.begin());  // ...and the first one gone
-    control::checkpoint_search t(trimmed.end());
+    trimmed.first = 1000;
+    trimmed.append(checkpoint("cp", 1, 30));
+    trimmed.entries.erase(trimmed.entries.begin());
+    auto t = trimmed.searcher();
     trimmed.search(t);
     CHECK_FALSE(t.found());
 
-    control::checkpoint_search budget(markers.end(), 10);
+    auto budget = markers.searcher(10);
     CHECK(markers.search(budget) <= 16);
     CHECK_FALSE(budget.found());
     CHECK(budget.why_none().find("within the last") != std::string::npos);
+}
+
+TEST_CASE("checkpoint search: many large checkpoints, the newest cut short by a stop: the one before it") {
+    stream st;
+    for (const char* id : {"a", "b", "c"}) st.append(checkpoint(id, 1, 400));
+    auto cut = checkpoint("d", 2, 400);
+    REQUIRE(cut.size() > 40);
+    cut.resize(cut.size() / 2);  // its writer stopped half-way
+    st.append(cut);
+    st.append(control::marker_message("mine"));
+    auto s = st.searcher();
+    st.search(s);
+    CHECK(found_id(s) == "c");
+}
+
+TEST_CASE("checkpoint search: offsets with gaps (a segment's first offset is never delivered): found all the same") {
+    for (std::int64_t every : {2, 3, 9}) {
+        CAPTURE(every);
+        stream st;
+        st.gap_every = every;
+        st.append(checkpoint("old", 1, 200));
+        for (int i = 0; i < 7; ++i) st.append(control::marker_message("m" + std::to_string(i)));
+        auto cut = checkpoint("cut", 2, 200);
+        cut.resize(cut.size() / 2);
+        st.append(cut);
+        st.append(control::marker_message("mine"));
+        auto s = st.searcher();
+        st.search(s);
+        CHECK(found_id(s) == "old");
+    }
 }
