@@ -35,13 +35,6 @@ namespace {
 
 using namespace cbench;
 
-std::string hex_id(std::mt19937_64& rng) {
-    char buf[33];
-    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
-                  static_cast<unsigned long long>(rng()));
-    return buf;
-}
-
 // ---- 1. memory ---------------------------------------------------------------
 
 void memory(std::size_t n) {

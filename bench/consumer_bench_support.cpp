@@ -2,6 +2,7 @@
 #include "consumer_bench_support.hpp"
 
 #include "tarry/amqp/url.hpp"
+#include "tarry/contract/random_id.hpp"
 #include "tarry/parking/wait_ladder.hpp"
 
 #include <boost/asio/use_future.hpp>
@@ -119,6 +120,11 @@ tarry::subscription_options options_for(const context& cx, const std::string& qu
     o.shutdown_grace = 5s;
     o.channels = cx.channels;
     return o;
+}
+
+std::string hex_id(std::mt19937_64& rng) {
+    const auto hi = rng();
+    return tarry::contract::hex_id(hi, rng());
 }
 
 sys::time_point to_micros(sys::time_point t) {

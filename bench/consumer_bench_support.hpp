@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -98,6 +99,9 @@ tarry::subscription_options options_for(const context& cx, const std::string& qu
 /// A job message: message_id `id`, perform_job_at = due (epoch seconds as a
 /// double) when given, a body of body_bytes.
 amqp::message job_message(const std::string& id, std::optional<sys::time_point> due);
+/// A 32-hex-digit id as the publisher makes them, from the seeded `rng`
+/// (the same ids in every run).
+std::string hex_id(std::mt19937_64& rng);
 /// t rounded down to the microsecond (what a double epoch carries exactly).
 sys::time_point to_micros(sys::time_point t);
 

@@ -30,6 +30,7 @@
 #include "tarry/control/control_stream.hpp"
 #include "tarry/control/schedule_entry.hpp"
 #include "tarry/control/tombstone.hpp"
+#include "tarry/time/epoch_text.hpp"
 
 #include <malloc.h>
 
@@ -46,13 +47,6 @@
 namespace {
 
 using namespace cbench;
-
-std::string hex_id(std::mt19937_64& rng) {
-    char buf[33];
-    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
-                  static_cast<unsigned long long>(rng()));
-    return buf;
-}
 
 /// Appends n entries to `queue`'s control stream: even ones tombstones of
 /// other jobs (32-hex-digit ids, as the publisher makes), odd ones the run
@@ -92,9 +86,7 @@ bool wait_checkpointed(endpoint& e, const std::string& queue, sys::time_point si
     auto once = std::make_shared<std::once_flag>();
     amqp::consume_options co;
     co.queue = tarry::control::stream_name(queue);
-    co.arguments.set("x-stream-offset",
-                     amqp::wire::timestamp_value{static_cast<std::uint64_t>(
-                         std::chrono::duration_cast<std::chrono::seconds>(since.time_since_epoch()).count() - 1)});
+    co.arguments.set("x-stream-offset", amqp::wire::timestamp_value{tarry::epoch_whole_seconds(since) - 1});
     amqp::consumer_handlers h{[ch, seen, once](amqp::delivery d) {
                                   ch.async_ack(d.delivery_tag, {}, [](std::error_code) {});
                                   if (d.msg.properties.type == tarry::control::checkpointed_type)

@@ -1,26 +1,14 @@
 // Writing the reader's tables as checkpoints (see checkpoint_writer.hpp).
 #include "checkpoint_writer.hpp"
 
+#include "tarry/contract/random_id.hpp"
 #include "tarry/control/checkpoint.hpp"
 #include "tarry/control/checkpoint_stream.hpp"
 #include "tarry/control/control_stream.hpp"
 
-#include <cstdio>
 #include <random>
 
 namespace tarry::detail {
-
-namespace {
-
-std::string fresh_checkpoint_id() {
-    thread_local std::mt19937_64 rng(std::random_device{}());
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "cp-%016llx%016llx", static_cast<unsigned long long>(rng()),
-                  static_cast<unsigned long long>(rng()));
-    return buf;
-}
-
-}  // namespace
 
 checkpoint_writer::checkpoint_writer(amqp::connection& conn, publisher& parts, settings s, control_tables tables,
                                      report tell)
@@ -77,6 +65,19 @@ void checkpoint_writer::arm() {
     });
 }
 
+std::vector<amqp::message> checkpoint_writer::snapshot(const control::checkpointed& as) const {
+    // The tables as the reader left them after the entry at read_up_to_:
+    // both change on this thread only.
+    control::checkpoint_builder b;
+    tables_.cancels->jobs->for_each(as.written, [&b](const control::tombstone& t) { b.add_tombstone(t); });
+    tables_.cancels->schedules->for_each(as.written, [&b](const control::tombstone& t) { b.add_supersession(t); });
+    if (tables_.claims)
+        tables_.claims->table.for_each(as.written, [&b](std::string_view occurrence, std::string_view copy, wall_time at) {
+            b.add_claim(occurrence, copy, at);
+        });
+    return std::move(b).finish(as.id, as.covers, as.written);
+}
+
 void checkpoint_writer::write() {
     writing_ = true;
     if (!declared_) {
@@ -95,18 +96,9 @@ void checkpoint_writer::write() {
         });
         return;
     }
-    // The tables as the reader left them after the entry at read_up_to_:
-    // both change on this thread only.
-    const auto now = std::chrono::system_clock::now();
-    control::checkpoint_builder b;
-    tables_.cancels->jobs->for_each(now, [&b](const control::tombstone& t) { b.add_tombstone(t); });
-    tables_.cancels->schedules->for_each(now, [&b](const control::tombstone& t) { b.add_supersession(t); });
-    if (tables_.claims)
-        tables_.claims->table.for_each(now, [&b](std::string_view occurrence, std::string_view copy, wall_time at) {
-            b.add_claim(occurrence, copy, at);
-        });
-    const control::checkpointed announcement{fresh_checkpoint_id(), *read_up_to_, now};
-    auto parts = std::move(b).finish(announcement.id, announcement.covers, now);
+    const control::checkpointed announcement{"cp-" + contract::random_hex_id(), *read_up_to_,
+                                             std::chrono::system_clock::now()};
+    auto parts = snapshot(announcement);
 
     struct progress {
         std::size_t waiting = 0;

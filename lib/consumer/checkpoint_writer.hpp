@@ -14,6 +14,7 @@
 #include "run_claims.hpp"
 
 #include "tarry/amqp/connection.hpp"
+#include "tarry/control/checkpoint.hpp"
 #include "tarry/publisher/publisher.hpp"
 #include "tarry/time/time_points.hpp"
 
@@ -25,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tarry::detail {
 
@@ -68,6 +70,8 @@ private:
     bool due(wall_time now) const;
     void arm();
     void write();
+    /// The tables as a checkpoint's parts, named and dated as `as`.
+    std::vector<amqp::message> snapshot(const control::checkpointed& as) const;
 
     amqp::connection& conn_;
     publisher& parts_;

@@ -1,8 +1,9 @@
 // The headers of periodic occurrences.
 #include "tarry/contract/occurrence_headers.hpp"
+
+#include "tarry/contract/random_id.hpp"
 #include "tarry/contract/schedule_headers.hpp"
 
-#include <random>
 
 namespace tarry::contract {
 
@@ -61,15 +62,6 @@ void write_occurrence_copy(wire::basic_properties& props, const occurrence_heade
     props.delivery_mode = 2;
 }
 
-std::string new_copy_id() {
-    thread_local std::mt19937_64 rng(std::random_device{}());
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string id(32, '0');
-    for (int half = 0; half < 2; ++half) {
-        auto v = rng();
-        for (int i = 0; i < 16; ++i, v >>= 4) id[static_cast<std::size_t>(half * 16 + i)] = digits[v & 15];
-    }
-    return id;
-}
+std::string new_copy_id() { return random_hex_id(); }
 
 }  // namespace tarry::contract

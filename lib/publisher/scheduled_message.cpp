@@ -2,24 +2,14 @@
 // scheduled_message.hpp).
 #include "scheduled_message.hpp"
 
+#include "tarry/contract/random_id.hpp"
 #include "tarry/contract/schedule_headers.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <random>
 
 namespace tarry::detail {
 
 namespace {
-
-// 128 random bits as 32 hex digits.
-std::string random_id() {
-    thread_local std::mt19937_64 rng(std::random_device{}());
-    char buf[33];
-    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
-                  static_cast<unsigned long long>(rng()));
-    return buf;
-}
 
 // Why a schedule due at `due`, published at `now`, is refused (an empty
 // code when it is not). A delay above max_delay is that, even when it also
@@ -57,7 +47,7 @@ amqp::diagnostics schedule_message(amqp::message& msg, const job_schedule& when,
     if (auto refused = refusal(when, due, now, o); refused.code) return refused;
     contract::write_schedule(msg.properties, due, now);
     contract::write_generation(msg.properties, generation);
-    if (!msg.properties.message_id) msg.properties.message_id = random_id();
+    if (!msg.properties.message_id) msg.properties.message_id = contract::random_hex_id();
     if (o.persistent && !msg.properties.delivery_mode) msg.properties.delivery_mode = 2;
     return {};
 }

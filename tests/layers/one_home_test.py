@@ -24,6 +24,8 @@ COPIES = [
     'const auto* v = m.properties.headers ? m.properties.headers->find(name) : nullptr;\n',
     'std::uint64_t next_generation(wall_time now) noexcept {\n',
     'if (p.type == control::marker_type) return;\n',
+    'std::snprintf(buf, sizeof buf, "%016llx%016llx", hi, lo);\n',
+    'return wall_time{std::chrono::seconds(static_cast<std::int64_t>(s))};\n',
     'std::deque<std::pair<wall_time, std::string>> added_;\n',
 ]
 

@@ -88,7 +88,7 @@ std::optional<checkpoint_part> read_checkpoint_part(const amqp::basic_properties
 
 /// What a checkpoint's records are handed to; an empty member skips them.
 struct checkpoint_visitor {
-    std::function<void(const tombstone&)> on_tombstone;
+    std::function<void(const tombstone&)> on_tombstone;     ///< a live tombstone
     std::function<void(const tombstone&)> on_supersession;  ///< job_id: the schedule id
     std::function<void(const run_claim&)> on_claim;         ///< occurrence_id, copy and written set
 };
@@ -106,8 +106,8 @@ inline constexpr std::string_view checkpointed_type = "tarry.checkpointed";
 /// written to the checkpoint stream": an entry of the control stream, so
 /// that every consumer counts the entries after it.
 struct checkpointed {
-    std::string id;
-    std::int64_t covers = 0;
+    std::string id;           ///< the checkpoint's (message_id)
+    std::int64_t covers = 0;  ///< the control stream's offset it reflects
     wall_time written{};  ///< kept to whole seconds
 
     /// Equal when every field is.

@@ -33,18 +33,20 @@
 
 namespace tarry::control {
 
+/// The search for the newest complete checkpoint, sans-I/O (see this
+/// header's opening comment). Not thread-safe; a value.
 class checkpoint_search {
 public:
     /// Offsets [from, to) of the stream.
     struct range {
-        std::int64_t from = 0;
-        std::int64_t to = 0;
+        std::int64_t from = 0;  ///< the first offset to read
+        std::int64_t to = 0;    ///< one past the last
         /// Equal when both ends are.
         friend bool operator==(const range&, const range&) = default;
     };
     /// A complete checkpoint: its parts in order and what they say.
     struct result {
-        std::string id;
+        std::string id;                   ///< the checkpoint's (its parts' message_id)
         std::int64_t covers = 0;          ///< the control stream's offset it reflects
         std::vector<amqp::message> parts; ///< part 0 first
     };
@@ -62,6 +64,7 @@ public:
     /// The range next() asked for was read.
     void range_read();
 
+    /// Whether the search ended: found, at the stream's start, or out of budget.
     bool done() const noexcept { return done_; }
     /// The checkpoint found, once done(); nothing when there is none.
     const std::optional<result>& found() const noexcept { return found_; }
