@@ -75,27 +75,14 @@ struct find_op : std::enable_shared_from_this<find_op> {
                                                  "no checkpoint found in '" + self->stream + "' within " +
                                                      std::to_string(timeout.count()) + " ms"));
         });
-        conn.async_open_channel(diag, [self = shared_from_this()](std::error_code ec, amqp::channel c) {
-            if (ec) return self->finish(std::move(self->diag));
+        open_for_reading(conn, stream, find_prefetch, diag, [self = shared_from_this()](std::error_code ec, amqp::channel c) {
             self->ch = c;
-            self->declare();
-        });
-    }
-
-    void declare() {
-        amqp::queue_options q;
-        q.name = stream;
-        q.passive = true;
-        ch.async_declare_queue(std::move(q), diag, [self = shared_from_this()](std::error_code ec, const amqp::queue_info&) {
             if (ec == amqp::reply_code::not_found) {
                 self->none_yet = "no checkpoint stream '" + self->stream + "' yet";
                 return self->finish({});
             }
             if (ec) return self->finish(std::move(self->diag));
-            self->ch.async_qos({find_prefetch, 0, false}, self->diag, [self](std::error_code ec) {
-                if (ec) return self->finish(std::move(self->diag));
-                self->find_end();
-            });
+            self->find_end();
         });
     }
 

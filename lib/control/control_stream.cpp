@@ -60,6 +60,24 @@ void declare_on_own_channel(amqp::connection& conn, amqp::queue_options q, amqp:
     });
 }
 
+void open_for_reading(amqp::connection& conn, std::string stream, std::uint16_t prefetch, amqp::diagnostics& diag,
+                      std::function<void(std::error_code, amqp::channel)> then) {
+    conn.async_open_channel(diag, [&diag, stream = std::move(stream), prefetch,
+                                   then = std::move(then)](std::error_code ec, amqp::channel ch) mutable {
+        if (ec) return then(ec, {});
+        amqp::queue_options q;
+        q.name = std::move(stream);
+        q.passive = true;
+        ch.async_declare_queue(std::move(q), diag, [&diag, ch, prefetch, then = std::move(then)](
+                                                       std::error_code ec, const amqp::queue_info&) mutable {
+            if (ec) return then(ec, ch);
+            ch.async_qos({prefetch, 0, false}, diag, [ch, then = std::move(then)](std::error_code ec) mutable {
+                then(ec, ch);
+            });
+        });
+    });
+}
+
 void declare_stream(amqp::connection& conn, std::string queue, bool passive, amqp::detail::op_handler<> h) {
     amqp::queue_options q;
     q.name = stream_name(queue);

@@ -1,6 +1,8 @@
 // Reading a control stream once, up to a marker of our own.
 #include "tarry/control/stream_reading.hpp"
 
+#include "stream_declare.hpp"
+
 #include "tarry/amqp/channel.hpp"
 #include "tarry/control/control_stream.hpp"
 
@@ -34,23 +36,10 @@ struct read_op : std::enable_shared_from_this<read_op> {
                                                  "the control stream '" + self->stream + "' was not read to its end within " +
                                                      std::to_string(timeout.count()) + " ms"));
         });
-        conn.async_open_channel(diag, [self = shared_from_this()](std::error_code ec, amqp::channel c) {
-            if (ec) return self->finish(std::move(self->diag));
+        open_for_reading(conn, stream, 1000, diag, [self = shared_from_this()](std::error_code ec, amqp::channel c) {
             self->ch = c;
-            self->declare();
-        });
-    }
-
-    void declare() {
-        amqp::queue_options q;
-        q.name = stream;
-        q.passive = true;
-        ch.async_declare_queue(std::move(q), diag, [self = shared_from_this()](std::error_code ec, const amqp::queue_info&) {
             if (ec) return self->finish(std::move(self->diag));
-            self->ch.async_qos({1000, 0, false}, self->diag, [self](std::error_code ec) {
-                if (ec) return self->finish(std::move(self->diag));
-                self->consume();
-            });
+            self->consume();
         });
     }
 
