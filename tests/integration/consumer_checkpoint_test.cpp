@@ -50,25 +50,50 @@ void write_parts(connected_client& c, const std::string& queue, const std::vecto
         ok(ch.async_publish("", tarry::control::checkpoint_stream_name(queue), p, {}, use_future));
 }
 
+/// A checkpoint of ten tombstones whose writer died before its last part.
+std::vector<amqp::message> half_written(const std::string& id, std::int64_t covers) {
+    const auto now = std::chrono::system_clock::now();
+    tarry::control::checkpoint_builder half(64);
+    for (int i = 0; i < 10; ++i) half.add_tombstone({"x-" + std::to_string(i), 1, now});
+    auto parts = std::move(half).finish(id, covers, now);
+    REQUIRE(parts.size() >= 2);
+    parts.pop_back();
+    return parts;
+}
+
+/// A work queue (durable, as the consumer declares it) with its streams
+/// deleted after the test, a publisher for its commands, and options
+/// whose consumer writes no checkpoint of its own.
+struct checkpointed_queue {
+    explicit checkpointed_queue(const std::string& url, const std::string& what)
+        : c(url), o(options_for(unique_name(what))), streams{c, o.queue}, pub(c.conn) {
+        o.control_checkpoint_every = 0;
+        declare_work_queue(c, o.queue);
+    }
+    void cancel(const std::string& id) { ok(pub.async_cancel(o.queue, id, use_future)); }
+
+    connected_client c;
+    tarry::subscription_options o;
+    control_stream_cleanup streams;
+    tarry::publisher pub;
+};
+
 }  // namespace
 
 TEST_CASE("checkpoint: restored at start; the control stream read only after the offset it covers") {
     TARRY_REQUIRE_BROKER(url);
-    connected_client c(url);
-    auto o = options_for(unique_name("checkpoint-restore"));
-    o.control_checkpoint_every = 0;  // the test writes the only one
-    declare_work_queue(c, o.queue);
-    control_stream_cleanup streams{c, o.queue};
-    tarry::publisher pub(c.conn);
+    checkpointed_queue q(url, "checkpoint-restore");
+    auto& c = q.c;
+    auto& o = q.o;
     // Offsets 0, 1, 2 of a new stream.
-    for (const char* id : {"before-0", "before-1", "before-2"}) ok(pub.async_cancel(o.queue, id, use_future));
+    for (const char* id : {"before-0", "before-1", "before-2"}) q.cancel(id);
     // A checkpoint covering them that says something else: whatever it
     // holds stands for entries 0 to 2.
     tarry::control::checkpoint_builder b;
     b.add_tombstone({"only-in-checkpoint", tarry::contract::next_generation(std::chrono::system_clock::now()),
                      std::chrono::system_clock::now()});
     write_parts(c, o.queue, std::move(b).finish("cp-test", 2, std::chrono::system_clock::now()));
-    ok(pub.async_cancel(o.queue, "after", use_future));  // offset 3: read
+    q.cancel("after");  // offset 3: read
     const std::vector<std::string> ids{"before-1", "only-in-checkpoint", "after", "plain"};
     publish_jobs(c, o.queue, ids);
 
@@ -86,61 +111,43 @@ TEST_CASE("checkpoint: restored at start; the control stream read only after the
 
 TEST_CASE("checkpoint: one whose last part never came, and one with a malformed part, are passed over") {
     TARRY_REQUIRE_BROKER(url);
-    connected_client c(url);
-    auto o = options_for(unique_name("checkpoint-broken"));
-    o.control_checkpoint_every = 0;
-    declare_work_queue(c, o.queue);
-    control_stream_cleanup streams{c, o.queue};
-    tarry::publisher pub(c.conn);
-    for (const char* id : {"cancelled-0", "cancelled-1"}) ok(pub.async_cancel(o.queue, id, use_future));
+    checkpointed_queue q(url, "checkpoint-broken");
+    auto& c = q.c;
+    auto& o = q.o;
+    for (const char* id : {"cancelled-0", "cancelled-1"}) q.cancel(id);
     const auto now = std::chrono::system_clock::now();
     // A whole one with nothing in it, covering both tombstones: restoring
     // it would let them run...
     write_parts(c, o.queue, tarry::control::checkpoint_builder().finish("cp-empty", 1, now));
-    // ...but newer ones follow: a writer that died after part 0 of 2, and
-    // one with an unknown record. Each claims to cover both, and holds nothing.
-    tarry::control::checkpoint_builder half(64);
-    for (int i = 0; i < 10; ++i) half.add_tombstone({"x-" + std::to_string(i), 1, now});
-    auto half_parts = std::move(half).finish("cp-half", 1, now);
-    REQUIRE(half_parts.size() >= 2);
-    half_parts.pop_back();
-    write_parts(c, o.queue, half_parts);
+    // ...but newer ones follow: a writer that died before its last part,
+    // and one with an unknown record. Each claims to cover both.
+    write_parts(c, o.queue, half_written("cp-half", 1));
     auto bad = tarry::control::checkpoint_builder().finish("cp-bad", 1, now);
     bad.front().body.push_back('?');
     write_parts(c, o.queue, bad);
 
-    SUBCASE("the newest whole one is restored") {
-        const std::vector<std::string> ids{"cancelled-0", "cancelled-1"};
-        publish_jobs(c, o.queue, ids);
-        running_consumer rc(url, o);
-        REQUIRE_MESSAGE(settled(rc, ids), rc.connection_transcript());
-        // cp-empty stands for both tombstones: they are not read.
-        CHECK(rc.log.find(kind::succeeded, "cancelled-0"));
-        CHECK(rc.log.find(kind::succeeded, "cancelled-1"));
-        const auto transcript = rc.connection_transcript();
-        CHECK_MESSAGE(transcript.find("from checkpoint 'cp-empty'") != std::string::npos, transcript);
-        CHECK_MESSAGE(transcript.find("skipped a checkpoint part") != std::string::npos, transcript);
-        CHECK_MESSAGE(transcript.find("cp-bad") != std::string::npos, transcript);
-        rc.worker.stop();
-    }
+    const std::vector<std::string> ids{"cancelled-0", "cancelled-1"};
+    publish_jobs(c, o.queue, ids);
+    running_consumer rc(url, o);
+    REQUIRE_MESSAGE(settled(rc, ids), rc.connection_transcript());
+    // The newest whole one, cp-empty, stands for both tombstones: not read.
+    CHECK(rc.log.find(kind::succeeded, "cancelled-0"));
+    CHECK(rc.log.find(kind::succeeded, "cancelled-1"));
+    const auto transcript = rc.connection_transcript();
+    CHECK_MESSAGE(transcript.find("from checkpoint 'cp-empty'") != std::string::npos, transcript);
+    CHECK_MESSAGE(transcript.find("skipped a checkpoint part") != std::string::npos, transcript);
+    CHECK_MESSAGE(transcript.find("cp-bad") != std::string::npos, transcript);
+    rc.worker.stop();
     cleanup(c, o);
 }
 
 TEST_CASE("checkpoint: with none whole in the stream, the control stream is read from its first entry") {
     TARRY_REQUIRE_BROKER(url);
-    connected_client c(url);
-    auto o = options_for(unique_name("checkpoint-none"));
-    o.control_checkpoint_every = 0;
-    declare_work_queue(c, o.queue);
-    control_stream_cleanup streams{c, o.queue};
-    tarry::publisher pub(c.conn);
-    ok(pub.async_cancel(o.queue, "cancelled", use_future));
-    const auto now = std::chrono::system_clock::now();
-    tarry::control::checkpoint_builder half(64);
-    for (int i = 0; i < 10; ++i) half.add_tombstone({"x-" + std::to_string(i), 1, now});
-    auto parts = std::move(half).finish("cp-half", 0, now);
-    parts.pop_back();
-    write_parts(c, o.queue, parts);
+    checkpointed_queue q(url, "checkpoint-none");
+    auto& c = q.c;
+    auto& o = q.o;
+    q.cancel("cancelled");
+    write_parts(c, o.queue, half_written("cp-half", 0));
     const std::vector<std::string> ids{"cancelled", "runs"};
     publish_jobs(c, o.queue, ids);
     running_consumer rc(url, o);
@@ -155,13 +162,11 @@ TEST_CASE("checkpoint: with none whole in the stream, the control stream is read
 
 TEST_CASE("checkpoint: written once enough entries followed; the next consumer restores it and honours every cancel") {
     TARRY_REQUIRE_BROKER(url);
-    connected_client c(url);
-    auto o = options_for(unique_name("checkpoint-write"));
+    checkpointed_queue q(url, "checkpoint-write");
+    auto& c = q.c;
+    auto& o = q.o;
     o.control_checkpoint_every = 50;
-    declare_work_queue(c, o.queue);
-    control_stream_cleanup streams{c, o.queue};
-    tarry::publisher pub(c.conn);
-    for (int i = 0; i < 60; ++i) ok(pub.async_cancel(o.queue, "gone-" + std::to_string(i), use_future));
+    for (int i = 0; i < 60; ++i) q.cancel("gone-" + std::to_string(i));
     {
         running_consumer writer(url, o);
         // Its announcement in the control stream says it was written.
@@ -173,7 +178,7 @@ TEST_CASE("checkpoint: written once enough entries followed; the next consumer r
         CHECK(announced.front().covers >= 59);
         writer.worker.stop();
     }
-    ok(pub.async_cancel(o.queue, "after", use_future));
+    q.cancel("after");
     const std::vector<std::string> ids{"gone-0", "gone-59", "after", "runs"};
     publish_jobs(c, o.queue, ids);
     o.control_checkpoint_every = 0;

@@ -9,6 +9,7 @@
 #include "tarry/consumer/replay.hpp"
 
 #include <atomic>
+#include <future>
 
 using namespace consumer_it;
 
@@ -189,11 +190,19 @@ TEST_CASE("the broker refuses the retry copy: the original is not acknowledged a
     value_of(setup.async_declare_queue(q, use_future));
     auto ch = confirm_channel(c);
     publish_raw(ch, o.queue, "victim", {{"x-fail", std::int32_t{100}}});
+    // The handler fails only once the queue is full: its retry copy must
+    // not win the race with the blocker (RabbitMQ 4.0 took it once).
+    std::promise<void> full;
+    auto queue_full = full.get_future().share();
     {
-        running_consumer rc(url, o, fail_first);
+        running_consumer rc(url, o, [queue_full](const tarry::job& j) {
+            queue_full.wait_for(20s);
+            return fail_first(j);
+        });
         REQUIRE(rc.log.wait_count(kind::run, 1, 10s));
         // The consumer holds the victim (prefetch 1); this one waits, filling the queue.
         publish_raw(ch, o.queue, "blocker", {{"perform_job_at", epoch(sys::now() + 1h)}});
+        full.set_value();
         REQUIRE(rc.log.wait_count(kind::failed, 3, 20s));
         const auto failed = rc.log.of(kind::failed);
         for (const auto& f : failed) {
