@@ -114,6 +114,8 @@ void checkpoint_writer::write() {
             if (--p->waiting > 0) return;
             if (p->failed) {
                 self->writing_ = false;
+                // A stop while writing leaves a half for the next search to pass over.
+                if (self->closed_) return;
                 return self->tell_("cannot write a checkpoint: " + p->failed.message());
             }
             // Every part is confirmed: announce it.
@@ -123,6 +125,7 @@ void checkpoint_writer::write() {
                 auto self = w.lock();
                 if (!self) return;
                 self->writing_ = false;
+                if (ec && self->closed_) return;
                 if (ec) return self->tell_("cannot announce checkpoint '" + announcement.id + "': " + ec.message());
                 ++self->written_;
                 self->known(announcement.covers, announcement.written);
