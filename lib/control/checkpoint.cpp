@@ -36,21 +36,17 @@ std::vector<std::uint8_t>& checkpoint_builder::open_part() {
     return bodies_.back();
 }
 
-void checkpoint_builder::add_tombstone(const tombstone& t) {
+void checkpoint_builder::add_keyed(std::uint8_t kind, const tombstone& t) {
     amqp::wire::byte_writer w(open_part());
-    w.u8(tombstone_record);
+    w.u8(kind);
     w.shortstr(t.job_id);
     w.u64(t.generation);
     w.i64(epoch_microseconds(t.written));
 }
 
-void checkpoint_builder::add_supersession(const tombstone& t) {
-    amqp::wire::byte_writer w(open_part());
-    w.u8(supersession_record);
-    w.shortstr(t.job_id);
-    w.u64(t.generation);
-    w.i64(epoch_microseconds(t.written));
-}
+void checkpoint_builder::add_tombstone(const tombstone& t) { add_keyed(tombstone_record, t); }
+
+void checkpoint_builder::add_supersession(const tombstone& t) { add_keyed(supersession_record, t); }
 
 void checkpoint_builder::add_claim(std::string_view occurrence_id, std::string_view copy, wall_time written) {
     amqp::wire::byte_writer w(open_part());

@@ -63,6 +63,8 @@ public:
 
 private:
     std::vector<std::uint8_t>& open_part();
+    // A record of an id, a generation and a written time ('t' or 's').
+    void add_keyed(std::uint8_t kind, const tombstone& t);
 
     std::size_t part_bytes_;
     std::vector<std::vector<std::uint8_t>> bodies_;
