@@ -25,15 +25,14 @@ void checkpoint_writer::known(std::int64_t covers, wall_time written) {
     known_written_ = written;
 }
 
-void checkpoint_writer::read_up_to(std::int64_t offset, bool attached) {
+void checkpoint_writer::read_up_to(std::int64_t offset, bool attached, wall_time now) {
     read_up_to_ = offset;
-    attached_ = attached;
-    if (due(std::chrono::system_clock::now())) arm();
+    tick(attached, now);
 }
 
-void checkpoint_writer::tick(bool attached) {
+void checkpoint_writer::tick(bool attached, wall_time now) {
     attached_ = attached;
-    if (due(std::chrono::system_clock::now())) arm();
+    if (due(now)) arm();
 }
 
 void checkpoint_writer::close() {
@@ -127,7 +126,6 @@ void checkpoint_writer::write() {
                 self->writing_ = false;
                 if (ec && self->closed_) return;
                 if (ec) return self->tell_("cannot announce checkpoint '" + announcement.id + "': " + ec.message());
-                ++self->written_;
                 self->known(announcement.covers, announcement.written);
             });
         });

@@ -56,15 +56,12 @@ public:
     /// The newest checkpoint known: it covers up to `covers`, written at
     /// `written`. Older ones are ignored.
     void known(std::int64_t covers, wall_time written);
-    /// The reader read up to `offset`; `attached`: it has caught up.
-    void read_up_to(std::int64_t offset, bool attached);
+    /// The reader read up to `offset` at `now`; `attached`: it has caught up.
+    void read_up_to(std::int64_t offset, bool attached, wall_time now);
     /// Now and then (every minute): a checkpoint may be due by age.
-    void tick(bool attached);
+    void tick(bool attached, wall_time now);
     /// No more writing.
     void close();
-
-    /// Checkpoints written and announced (for tests and stats).
-    std::uint64_t written() const noexcept { return written_; }
 
 private:
     bool due(wall_time now) const;
@@ -87,7 +84,6 @@ private:
     bool writing_ = false;
     bool declared_ = false;
     bool closed_ = false;
-    std::uint64_t written_ = 0;
 };
 
 }  // namespace tarry::detail

@@ -49,7 +49,7 @@ asio::awaitable<bool> control_reader::attach() {
     std::string restored;
     if (!last_offset_) restored = co_await restore();
     const bool caught_up = !closed_ && co_await attach_once(std::move(restored));
-    if (caught_up) writer_->tick(consuming_ && !awaited_end_);  // a checkpoint may be due already
+    if (caught_up) writer_->tick(read_to_end(), std::chrono::system_clock::now());  // a checkpoint may be due already
     attaching_ = false;
     co_return caught_up;
 }
@@ -208,7 +208,7 @@ void control_reader::on_entry(amqp::delivery d) {
     }
     std::string why;
     const auto now = std::chrono::system_clock::now();
-    if (last_offset_) writer_->read_up_to(*last_offset_, consuming_ && !awaited_end_);
+    if (last_offset_) writer_->read_up_to(*last_offset_, read_to_end(), now);
     if (auto t = control::read_tombstone(p, why)) {
         tables_.cancels->jobs->add(*t, now);
         return;
@@ -248,10 +248,11 @@ void control_reader::retry_later() {
 void control_reader::expire_now_and_then() {
     if (expiry_armed_ || closed_) return;
     expiry_armed_ = true;
-    tables_.cancels->jobs->expire(std::chrono::system_clock::now());
-    tables_.cancels->schedules->expire(std::chrono::system_clock::now());
-    if (tables_.claims) tables_.claims->table.expire(std::chrono::system_clock::now());
-    writer_->tick(consuming_ && !awaited_end_);
+    const auto now = std::chrono::system_clock::now();
+    tables_.cancels->jobs->expire(now);
+    tables_.cancels->schedules->expire(now);
+    if (tables_.claims) tables_.claims->table.expire(now);
+    writer_->tick(read_to_end(), now);
     expiry_.expires_after(expiry_interval);
     expiry_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
         auto self = w.lock();

@@ -79,6 +79,9 @@ private:
     boost::asio::awaitable<bool> attach_once(std::string restored);
     void on_entry(amqp::delivery d);
     void retry_later();
+    /// Consuming, and the marker of the last attach read back (or given up
+    /// on): what the checkpoint writer counts as caught up.
+    bool read_to_end() const noexcept { return consuming_ && !awaited_end_; }
     void expire_now_and_then();
 
     amqp::connection& conn_;

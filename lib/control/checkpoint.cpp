@@ -1,6 +1,8 @@
 // A checkpoint's parts, to and from entries (see tarry/control/checkpoint.hpp).
 #include "tarry/control/checkpoint.hpp"
 
+#include "entry_stamp.hpp"
+
 #include "tarry/amqp/wire/byte_reader.hpp"
 #include "tarry/amqp/wire/byte_writer.hpp"
 #include "tarry/amqp/wire/properties.hpp"
@@ -63,10 +65,7 @@ std::vector<amqp::message> checkpoint_builder::finish(const std::string& id, std
     const auto n = static_cast<std::int64_t>(bodies_.size());
     for (std::int64_t i = 0; i < n; ++i) {
         amqp::message m;
-        m.properties.type = std::string(checkpoint_type);
-        m.properties.message_id = id;
-        m.properties.timestamp = epoch_whole_seconds(written);
-        m.properties.delivery_mode = 2;
+        detail::stamp(m.properties, checkpoint_type, id, written);
         auto& h = m.properties.headers.emplace();
         h.set(std::string(part_header), i);
         h.set(std::string(parts_header), n);
@@ -150,10 +149,7 @@ bool read_checkpoint_records(std::span<const std::uint8_t> body, const checkpoin
 
 amqp::message to_entry(const checkpointed& c) {
     amqp::message m;
-    m.properties.type = std::string(checkpointed_type);
-    m.properties.message_id = c.id;
-    m.properties.timestamp = epoch_whole_seconds(c.written);
-    m.properties.delivery_mode = 2;
+    detail::stamp(m.properties, checkpointed_type, c.id, c.written);
     m.properties.headers.emplace().set(std::string(covers_header), c.covers);
     return m;
 }

@@ -1,6 +1,8 @@
 // Schedule upserts, removals and run claims to and from control-stream entries.
 #include "tarry/control/schedule_entry.hpp"
 
+#include "entry_stamp.hpp"
+
 #include "tarry/contract/occurrence_headers.hpp"
 #include "tarry/contract/schedule_headers.hpp"
 #include "tarry/time/epoch_text.hpp"
@@ -12,13 +14,7 @@ namespace tarry::control {
 namespace {
 
 namespace wire = amqp::wire;
-
-void stamp(amqp::basic_properties& p, std::string_view type, std::string id, wall_time written) {
-    p.type = std::string(type);
-    p.message_id = std::move(id);
-    p.timestamp = epoch_whole_seconds(written);
-    p.delivery_mode = 2;
-}
+using detail::stamp;
 
 void set_text(amqp::basic_properties& p, std::string_view name, const std::string& value) {
     if (!p.headers) p.headers.emplace();

@@ -1,6 +1,8 @@
 // Tombstones to and from control-stream entries.
 #include "tarry/control/tombstone.hpp"
 
+#include "entry_stamp.hpp"
+
 #include "tarry/contract/schedule_headers.hpp"
 #include "tarry/time/epoch_text.hpp"
 
@@ -10,10 +12,7 @@ namespace tarry::control {
 
 amqp::message to_message(const tombstone& t) {
     amqp::message m;
-    m.properties.type = std::string(tombstone_type);
-    m.properties.message_id = t.job_id;
-    m.properties.timestamp = epoch_whole_seconds(t.written);
-    m.properties.delivery_mode = 2;
+    detail::stamp(m.properties, tombstone_type, t.job_id, t.written);
     contract::write_generation(m.properties, t.generation);
     return m;
 }
