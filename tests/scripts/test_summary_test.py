@@ -101,9 +101,22 @@ class TestSummary(unittest.TestCase):
             "failed: tarry:integration / b (FAIL)",
             "  case: fault: a cut connection",
             "failed: tarry:integration / c (TIMEOUT)",
+            "  | waiting",
             "5 passed, 2 failed",
         ])
         self.assertEqual(r.returncode, 1)
+
+    def test_a_program_without_doctest_shows_its_last_lines(self):
+        out = "".join(f"line {i}\n" for i in range(40)) + "\nverdict lost: 1 (0 inside, 1 unexplained)\n"
+        build = make_build([
+            {"name": "tarry:nemesis / n", "result": "FAIL", "stdout": out},
+            {"name": "tarry:unit / e", "result": "FAIL", "stdout": "", "stderr": "abort\n"},
+        ])
+        lines = run(build).stdout.splitlines()
+        self.assertEqual(lines[0], "failed: tarry:nemesis / n (FAIL)")
+        self.assertEqual(lines[1], "  | line 17")  # 24 lines, blank ones left out
+        self.assertEqual(lines[24], "  | verdict lost: 1 (0 inside, 1 unexplained)")
+        self.assertEqual(lines[25:], ["failed: tarry:unit / e (FAIL)", "  | abort", "0 passed, 2 failed"])
 
     def test_no_report_fails_nothing(self):
         build = make_build([{"result": "OK", "stdout": doctest_out(3, 0)}])
