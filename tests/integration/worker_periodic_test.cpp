@@ -97,8 +97,8 @@ void kill_now(worker_process& w) {
 TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per second for 30 s, one run at a time, "
           "on time") {
     // Beside it, an every-100-ms schedule on the same workers: its runs
-    // count once each too, and give the lateness percentiles 330 samples
-    // instead of 30 (of 30, p99 is the slowest one).
+    // count once each too, and give the lateness percentiles about 330
+    // samples instead of 30 (of 30, p99 is the slowest one).
     TARRY_REQUIRE_BROKER(url);
     const auto q = unique_name("proc-periodic");
     queue_guard guard(url, q);
@@ -131,11 +131,27 @@ TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per sec
     // Every run, by nominal time (its id): once each, on consecutive seconds.
     std::map<std::int64_t, int> runs;          // beat: nominal second -> runs
     std::map<std::string, int> pulse_runs;     // pulse: id -> runs
-    std::vector<std::int64_t> late_us;         // both
+    std::vector<std::int64_t> late_us;         // both: the runs whose copy was there in time
+    std::vector<std::int64_t> copy_late_us;    // the others
+    // When each run's copy was confirmed, by its due time (its predecessor's
+    // "scheduled" line, the successor's next_due): a pulse's successor is
+    // published only once the run before it ended, 80 ms before its due
+    // time, so on CI's loaded cores it may reach the broker too late to
+    // start on time. The bound is on what the worker adds to a copy held in
+    // time: one confirmed at least copy_ahead_us before its due time (every
+    // beat's, most pulses').
+    constexpr std::int64_t copy_ahead_us = 50'000;
+    std::map<std::int64_t, std::int64_t> confirmed_by_due;
+    for (auto& w : workers)
+        for (const auto& e : w->of("scheduled")) confirmed_by_due[e.micros_of("next_due")] = e.at();
     for (auto& w : workers)
         for (const auto& e : w->of("run")) {
-            late_us.push_back(e.at() - e.due());
-            if (late_us.back() > 5000) MESSAGE("late by " << late_us.back() << " us: " << e.raw);
+            const auto confirmed = confirmed_by_due.find(e.due());
+            const bool in_time = confirmed == confirmed_by_due.end() || confirmed->second <= e.due() - copy_ahead_us;
+            (in_time ? late_us : copy_late_us).push_back(e.at() - e.due());
+            if (e.at() - e.due() > 5000)
+                MESSAGE("late by " << e.at() - e.due() << " us (copy " << std::string(in_time ? "in time" : "late")
+                                   << "): " << e.raw);
             if (e.id().rfind("pulse@", 0) == 0) {
                 ++pulse_runs[e.id()];
                 continue;
@@ -167,12 +183,17 @@ TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per sec
         CHECK_MESSAGE(pulse_starts[i] - pulse_starts[i - 1] >= pulse_handler_ms * 1000,
                       "pulse@ two runs at once at " << pulse_starts[i]);
     std::sort(late_us.begin(), late_us.end());
+    std::sort(copy_late_us.begin(), copy_late_us.end());
     CHECK(late_us.front() >= 0);  // never early
+    CHECK((copy_late_us.empty() || copy_late_us.front() >= 0));  // nor those
+    CHECK_MESSAGE(late_us.size() >= runs.size(), late_us.size() << " runs with their copy in time");
     const auto p99 = tarry_test::percentile_of_sorted(late_us, 99);
     const auto machine_p99 = tarry_test::percentile_of_sorted(baseline, 99);
     MESSAGE("first nominal " << runs.begin()->first);
     MESSAGE("start - nominal: p50 " << tarry_test::percentile_of_sorted(late_us, 50) << " us, p99 " << p99 << " us, max "
-                                    << late_us.back() << " us, over " << late_us.size() << " runs");
+                                    << late_us.back() << " us, over " << late_us.size()
+                                    << " runs whose copy was confirmed in time ("
+                                    << copy_late_us.size() << " whose copy was not)");
     MESSAGE("a sleeping thread of this machine meanwhile: p50 " << tarry_test::percentile_of_sorted(baseline, 50)
                                                                 << " us, p99 " << machine_p99 << " us, over "
                                                                 << baseline.size() << " wake-ups");

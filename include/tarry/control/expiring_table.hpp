@@ -4,15 +4,22 @@
 // entry was written. claim_table and tombstone_table are this table with
 // their own rule for a second entry of a key.
 //
+// Compact: keys (and text values) are packed texts (packed_text.hpp), in
+// arrays parallel to the values and written times; no second copy is kept
+// for expiry: expire() sweeps the slots, only once the oldest has expired.
+// A tombstone costs about 44 bytes, a run claim about 56.
+//
 // Threads: every member may be called from any thread at once (readers
 // share a lock; add and expire take it alone); empty() takes no lock.
 #pragma once
 
+#include "tarry/control/packed_keys.hpp"
 #include "tarry/time/time_points.hpp"
 
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -21,17 +28,22 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <type_traits>
 #include <utility>
 
 namespace tarry::control::detail {
 
-/// Slots of `Value` by string key, each with the written time of the entry
-/// that keeps it. Memory is bounded by the entries written within the
-/// retention: expire() frees a slot once it is expired and no later entry
-/// of its key was added after it.
+/// Slots of `Value` (std::uint64_t or std::string) by string key, each
+/// with the written time of the entry that keeps it. Memory is bounded by
+/// the entries written within the retention: expire() frees every slot
+/// expired by then.
 template <class Value>
 class expiring_table {
+    static_assert(std::is_same_v<Value, std::uint64_t> || std::is_same_v<Value, std::string>,
+                  "expiring_table keeps numbers or texts");
+    static constexpr bool text_values = std::is_same_v<Value, std::string>;
+    using stored = std::conditional_t<text_values, packed_text, Value>;
+
 public:
     /// A key's value and the written time that keeps it.
     struct slot {
@@ -58,12 +70,34 @@ public:
     bool add(std::string_view key, Value value, wall_time written, wall_time now, Merge&& merge) {
         if (expired(written, now)) return false;
         std::unique_lock lock(mutex_);
-        auto it = slots_.find(key);
+        const auto at = keys_.find(key);
         bool counts = true;
-        if (it == slots_.end()) slots_.emplace(std::string(key), slot{std::move(value), written});
-        else counts = std::invoke(merge, it->second, std::as_const(value), written);
-        if (counts) added_.emplace_back(written, std::string(key));
-        count_.store(slots_.size(), std::memory_order_release);
+        if (!at) {
+            values_.push_back(store(value));
+            try {
+                written_.push_back(written);
+                keys_.insert(key);  // at the same position as the two above
+            } catch (...) {
+                if (written_.size() > keys_.size()) written_.pop_back();
+                drop_value(values_.back());
+                values_.pop_back();
+                throw;
+            }
+        } else {
+            slot kept{load(values_[*at]), written_[*at]};
+            counts = std::invoke(merge, kept, std::as_const(value), written);
+            if (counts) {
+                if constexpr (text_values) {
+                    if (kept.value != value_text(*at)) replace_value(*at, kept.value);
+                } else {
+                    values_[*at] = kept.value;
+                }
+                written_[*at] = kept.written;
+                written = kept.written;
+            }
+        }
+        if (counts && (keys_.size() == 1 || written < oldest_)) oldest_ = written;
+        count_.store(keys_.size(), std::memory_order_release);
         return counts;
     }
 
@@ -71,27 +105,29 @@ public:
     std::optional<slot> find(std::string_view key) const {
         if (empty()) return std::nullopt;
         std::shared_lock lock(mutex_);
-        const auto it = slots_.find(key);
-        if (it == slots_.end()) return std::nullopt;
-        return it->second;
+        const auto at = keys_.find(key);
+        if (!at) return std::nullopt;
+        return slot{load(values_[*at]), written_[*at]};
     }
 
-    /// Frees the slots expired at `now`; returns how many. Entries are
-    /// visited in the order added, so one written earlier than the one
-    /// before it waits behind it.
+    /// Frees the slots expired at `now`; returns how many. Sweeps the
+    /// table only when the oldest slot has expired.
     std::size_t expire(wall_time now) {
         std::unique_lock lock(mutex_);
+        if (keys_.size() == 0 || !expired(oldest_, now)) return 0;
         std::size_t freed = 0;
-        while (!added_.empty() && expired(added_.front().first, now)) {
-            const auto it = slots_.find(added_.front().second);
-            // Gone already, or kept alive by a later entry of the same key.
-            if (it != slots_.end() && expired(it->second.written, now)) {
-                slots_.erase(it);
-                ++freed;
+        wall_time oldest = wall_time::max();
+        for (std::size_t p = 0; p < keys_.size();) {
+            if (!expired(written_[p], now)) {
+                oldest = std::min(oldest, written_[p]);
+                ++p;
+                continue;
             }
-            added_.pop_front();
+            erase_swap(p);  // the last slot moves to p: look at p again
+            ++freed;
         }
-        count_.store(slots_.size(), std::memory_order_release);
+        oldest_ = oldest;
+        count_.store(keys_.size(), std::memory_order_release);
         return freed;
     }
 
@@ -101,14 +137,19 @@ public:
     template <class F>
     void for_each(wall_time now, F&& f) const {
         std::shared_lock lock(mutex_);
-        for (const auto& [key, kept] : slots_)
-            if (!expired(kept.written, now)) f(std::string_view(key), kept);
+        std::string key;
+        for (std::size_t p = 0; p < keys_.size(); ++p) {
+            if (expired(written_[p], now)) continue;
+            keys_.key_at(p, key);
+            const slot kept{load(values_[p]), written_[p]};
+            f(std::string_view(key), kept);
+        }
     }
 
     /// Keys with a slot (expired ones until expire()).
     std::size_t size() const {
         std::shared_lock lock(mutex_);
-        return slots_.size();
+        return keys_.size();
     }
     /// True when no slot is kept; takes no lock.
     bool empty() const noexcept { return count_.load(std::memory_order_acquire) == 0; }
@@ -116,17 +157,46 @@ public:
     std::chrono::milliseconds retention() const noexcept { return retention_; }
 
 private:
-    struct string_hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-    };
+    stored store(const Value& v) {
+        if constexpr (text_values) return pack(v, keys_.pool());
+        else return v;
+    }
+    Value load(const stored& s) const {
+        if constexpr (text_values) {
+            std::string out;
+            unpack(s, keys_.pool(), out);
+            return out;
+        } else {
+            return s;
+        }
+    }
+    std::string value_text(std::size_t p) const { return load(values_[p]); }
+    void replace_value(std::size_t p, const Value& v) {
+        auto fresh = store(v);
+        drop_value(values_[p]);
+        values_[p] = fresh;
+    }
+    void drop_value(const stored& s) noexcept {
+        if constexpr (text_values) release(s, keys_.pool());
+    }
+    void erase_swap(std::size_t p) noexcept {
+        drop_value(values_[p]);
+        const auto last = keys_.size() - 1;
+        keys_.erase_swap(p);
+        if (p != last) {
+            values_[p] = values_[last];
+            written_[p] = written_[last];
+        }
+        values_.pop_back();
+        written_.pop_back();
+    }
 
     const std::chrono::milliseconds retention_;
     mutable std::shared_mutex mutex_;
-    std::unordered_map<std::string, slot, string_hash, std::equal_to<>> slots_;
-    // Each entry that counted, in the order added: expire() pops from the
-    // front while expired.
-    std::deque<std::pair<wall_time, std::string>> added_;
+    packed_keys keys_;
+    std::deque<stored> values_;      // parallel to keys_' positions
+    std::deque<wall_time> written_;  // the same
+    wall_time oldest_{};             // no later than any slot's written time
     std::atomic<std::size_t> count_{0};
 };
 
