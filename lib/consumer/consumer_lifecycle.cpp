@@ -37,6 +37,7 @@ detail::control_reader::settings control_settings_of(const subscription_options&
     detail::control_reader::settings s;
     s.queue = o.queue;
     s.checkpoint_every = o.control_checkpoint_every;
+    s.catch_up_timeout = o.control_catch_up_timeout;
     return s;
 }
 

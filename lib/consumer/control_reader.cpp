@@ -28,6 +28,14 @@ namespace {
 // How often expired tombstones are freed.
 constexpr std::chrono::minutes expiry_interval{1};
 
+checkpoint_writer::settings writer_settings(const control_reader::settings& s) {
+    checkpoint_writer::settings w;
+    w.queue = s.queue;
+    w.every = s.checkpoint_every;
+    w.jitter = s.checkpoint_jitter;
+    return w;
+}
+
 }  // namespace
 
 control_reader::control_reader(amqp::connection& conn, publisher& marks, settings s, control_tables tables,
@@ -38,7 +46,7 @@ control_reader::control_reader(amqp::connection& conn, publisher& marks, setting
       tables_(std::move(tables)),
       tell_(std::move(tell)),
       writer_(std::make_shared<checkpoint_writer>(
-          conn, marks, checkpoint_writer::settings{settings_.queue, settings_.checkpoint_every}, tables_,
+          conn, marks, writer_settings(settings_), tables_,
           [this](const std::string& detail) { tell_(false, detail); })),
       caught_up_(conn.get_executor()),
       retry_(conn.get_executor()),
@@ -187,9 +195,9 @@ asio::awaitable<bool> control_reader::attach_once(std::string restored) {
     if (awaited_end_) {
         auto [we] = co_await caught_up_.async_wait(asio::as_tuple(use_awaitable));
         if (!we && awaited_end_) {
+            // Still awaited: no checkpoint until it is read (tables not whole).
             tell_(false, "the control stream's marker did not come back within " +
                              std::to_string(settings_.catch_up_timeout.count()) + " ms (read on)");
-            awaited_end_.reset();
             co_return true;
         }
     }
@@ -211,6 +219,9 @@ void control_reader::on_entry(amqp::delivery d) {
         if (awaited_end_ && awaited_end_->is_end(p)) {
             awaited_end_.reset();
             caught_up_.cancel();
+            // Read to the end: a checkpoint may be due (after a catch-up that
+            // outlasted catch_up_timeout, nothing else would say so now).
+            writer_->tick(read_to_end(), std::chrono::system_clock::now());
         }
         return;
     }

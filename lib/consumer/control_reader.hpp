@@ -45,6 +45,9 @@ public:
         /// Entries after the newest checkpoint before this reader writes
         /// one (checkpoint_writer); 0: never.
         std::size_t checkpoint_every = 20'000;
+        /// The writer's random wait before it writes (of several readers
+        /// one writes).
+        std::chrono::milliseconds checkpoint_jitter = std::chrono::seconds(2);
         /// How long a start looks for the newest checkpoint.
         std::chrono::milliseconds find_timeout = std::chrono::seconds(10);
     };
@@ -61,7 +64,8 @@ public:
     /// once caught up; false when the stream does not exist or cannot be
     /// read now (it then tries again every `poll` on its own). After a
     /// marker that does not come back within catch_up_timeout it reports
-    /// that and returns true (it reads on).
+    /// that and returns true (it reads on, and counts as caught up, for the
+    /// checkpoint writer, only once the marker is read).
     boost::asio::awaitable<bool> attach();
     /// The consuming connection is gone, and the channel with it.
     void detached();
@@ -79,8 +83,9 @@ private:
     boost::asio::awaitable<bool> attach_once(std::string restored);
     void on_entry(amqp::delivery d);
     void retry_later();
-    /// Consuming, and the marker of the last attach read back (or given up
-    /// on): what the checkpoint writer counts as caught up.
+    /// Consuming, and the marker of the last attach read back (even after
+    /// attach() stopped waiting for it): what the checkpoint writer counts
+    /// as caught up.
     bool read_to_end() const noexcept { return consuming_ && !awaited_end_; }
     void expire_now_and_then();
 

@@ -72,6 +72,38 @@ option_problem problem(std::string message) {
     const auto end = message.find_first_not_of("abcdefghijklmnopqrstuvwxyz_");
     return {message.substr(0, end), std::move(message)};
 }
+// The options of the control stream's reader.
+std::optional<option_problem> control_stream_problem(const subscription_options& o) {
+    if (o.control_catch_up_timeout.count() <= 0)
+        return problem("control_catch_up_timeout: must be positive (how long a start waits to read the control "
+                       "stream to its end)");
+    if (o.tombstone_retention.count() <= 0 || o.tombstone_retention > control::stream_max_age)
+        return problem("tombstone_retention (" + ms(o.tombstone_retention) +
+                       ") must be positive and at most the control stream's x-max-age (" +
+                       ms(control::stream_max_age) + ")");
+    return std::nullopt;
+}
+
+// The options of lifecycle events, once publish_events is on.
+std::optional<option_problem> events_problem(const subscription_options& o) {
+    // The routing key `<event>.<queue>` always fits its 255 bytes: the
+    // queue's name has at most 200.
+    if (o.events_exchange.empty())
+        return problem("events_exchange: an exchange name is needed when publish_events is on");
+    if (o.events_exchange.size() > 255)
+        return problem("events_exchange: the name is too long (" + std::to_string(o.events_exchange.size()) +
+                       " bytes; at most 255)");
+    if (o.events_exchange.rfind("amq.", 0) == 0)
+        return problem("events_exchange: '" + o.events_exchange +
+                       "' starts with amq., which the broker reserves (it refuses to declare it)");
+    if (o.max_events_waiting == 0)
+        return problem("max_events_waiting: at least one event must be able to wait, or every event is dropped");
+    if (o.events_per_message == 0 || o.events_per_message > subscription_options::max_events_per_message)
+        return problem("events_per_message: from 1 to " + std::to_string(subscription_options::max_events_per_message) + " (got " +
+                       std::to_string(o.events_per_message) + ")");
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<option_problem> validate(const subscription_options& o) {
@@ -118,27 +150,8 @@ std::optional<option_problem> validate(const subscription_options& o) {
     if (o.republish_backoff.kind != retry::shape::custom && o.republish_backoff.base.count() <= 0)
         return problem("republish_backoff: the pause must be positive, or a refused copy is retried at once, "
                "over and over");
-    if (o.tombstone_retention.count() <= 0 || o.tombstone_retention > control::stream_max_age)
-        return problem("tombstone_retention (" + ms(o.tombstone_retention) +
-                       ") must be positive and at most the control stream's x-max-age (" +
-                       ms(control::stream_max_age) + ")");
-    if (o.publish_events) {
-        // The routing key `<event>.<queue>` always fits its 255 bytes: the
-        // queue's name has at most 200.
-        if (o.events_exchange.empty())
-            return problem("events_exchange: an exchange name is needed when publish_events is on");
-        if (o.events_exchange.size() > 255)
-            return problem("events_exchange: the name is too long (" + std::to_string(o.events_exchange.size()) +
-                           " bytes; at most 255)");
-        if (o.events_exchange.rfind("amq.", 0) == 0)
-            return problem("events_exchange: '" + o.events_exchange +
-                           "' starts with amq., which the broker reserves (it refuses to declare it)");
-        if (o.max_events_waiting == 0)
-            return problem("max_events_waiting: at least one event must be able to wait, or every event is dropped");
-        if (o.events_per_message == 0 || o.events_per_message > subscription_options::max_events_per_message)
-            return problem("events_per_message: from 1 to " + std::to_string(subscription_options::max_events_per_message) + " (got " +
-                           std::to_string(o.events_per_message) + ")");
-    }
+    if (auto p = control_stream_problem(o)) return p;
+    if (o.publish_events) return events_problem(o);
     return std::nullopt;
 }
 

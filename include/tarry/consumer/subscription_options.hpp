@@ -83,6 +83,12 @@ struct subscription_options {
     /// restores the newest one and reads the control stream only after it.
     /// 0: this consumer writes none (it still restores them).
     std::size_t control_checkpoint_every = 20'000;
+    /// How long a start (and a reconnect) waits to read the control stream
+    /// up to its end (the marker it appends) before it consumes anyway: a
+    /// cancel written before the end is then honoured only once it is
+    /// read. A consumer writes no checkpoint before it has read the end.
+    /// Positive.
+    std::chrono::milliseconds control_catch_up_timeout = std::chrono::seconds(10);
     /// Worker threads running handlers (synchronous handlers).
     std::size_t workers = 4;
     /// Asynchronous handlers (tarry/consumer/async_job_handler.hpp): how

@@ -109,6 +109,7 @@ TEST_CASE("subscription options: each impossible setting is refused, naming the 
         {"channels", "channels", [](tarry::subscription_options& o) { o.channels = 1001; }},
         {"republish_backoff", "republish_backoff", [](tarry::subscription_options& o) { o.republish_backoff.base = 0ms; }},
         {"copy_confirm_timeout", "copy_confirm_timeout", [](tarry::subscription_options& o) { o.copy_confirm_timeout = 0ms; }},
+        {"control_catch_up_timeout", "control_catch_up_timeout", [](tarry::subscription_options& o) { o.control_catch_up_timeout = 0ms; }},
         {"events_exchange", "publish_events", [](tarry::subscription_options& o) { o.publish_events = true; o.events_exchange.clear(); }},
         {"events_exchange", "255", [](tarry::subscription_options& o) { o.publish_events = true; o.events_exchange.assign(256, 'x'); }},
         {"events_exchange", "amq.", [](tarry::subscription_options& o) { o.publish_events = true; o.events_exchange = "amq.topic"; }},
