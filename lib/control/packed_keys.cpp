@@ -45,12 +45,34 @@ std::optional<std::size_t> packed_keys::find(std::string_view key) const {
     return index_[*slot] - 1;
 }
 
-void packed_keys::insert(std::string_view key) {
+void packed_keys::push(const packed_text& k) {
     if (keys_.size() >= std::numeric_limits<std::uint32_t>::max() - 1)
         throw std::length_error("packed_keys: too many keys");
     if ((keys_.size() + 1) * 4 > index_.size() * 3) resize_index(std::max(min_slots, index_.size() * 2));
-    keys_.push_back(pack(key, pool_));
+    keys_.push_back(k);
     place(static_cast<std::uint32_t>(keys_.size()));
+}
+
+std::pair<std::size_t, bool> packed_keys::find_or_insert(std::string_view key) {
+    if (const auto k = find_packed(key, pool_)) {
+        if (const auto slot = slot_of(*k)) return {index_[*slot] - 1, false};
+        retain(*k, pool_);
+        try {
+            push(*k);
+        } catch (...) {
+            release(*k, pool_);
+            throw;
+        }
+    } else {
+        const auto fresh = pack(key, pool_);  // its long part is new to the pool
+        try {
+            push(fresh);
+        } catch (...) {
+            release(fresh, pool_);
+            throw;
+        }
+    }
+    return {keys_.size() - 1, true};
 }
 
 void packed_keys::erase_swap(std::size_t position) noexcept {

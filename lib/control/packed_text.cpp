@@ -19,29 +19,34 @@ constexpr std::uint32_t max_pool_id = (1u << (32 - form_bits)) - 1;
 constexpr std::size_t uuid_length = 36;
 constexpr char digits[] = "0123456789abcdef";
 
-int digit_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;  // upper case too: its text would not come back the same
-}
+// The value of each byte as a lower-case hex digit, -1 for any other
+// (upper case too: its text would not come back the same).
+constexpr std::array<std::int8_t, 256> digit_values = [] {
+    std::array<std::int8_t, 256> v{};
+    for (auto& d : v) d = -1;
+    for (int c = '0'; c <= '9'; ++c) v[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
+    for (int c = 'a'; c <= 'f'; ++c) v[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 'a' + 10);
+    return v;
+}();
+
+int digit_value(char c) noexcept { return digit_values[static_cast<unsigned char>(c)]; }
 
 bool is_dash_at(std::size_t i) noexcept { return i == 8 || i == 13 || i == 18 || i == 23; }
 
 // Reads 32 lower-case hex digits of `s` (the dashes of a UUID skipped) into
 // `out`; false when one is not.
 bool read_hex(std::string_view s, bool uuid, std::array<std::uint8_t, 16>& out) noexcept {
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (uuid && is_dash_at(i)) {
-            if (s[i] != '-') return false;
-            continue;
-        }
-        const int v = digit_value(s[i]);
-        if (v < 0) return false;
-        out[n / 2] = static_cast<std::uint8_t>(n % 2 == 0 ? v << 4 : out[n / 2] | v);
-        ++n;
+    if (uuid && (s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')) return false;
+    std::size_t i = 0;
+    for (auto& byte : out) {
+        if (uuid && is_dash_at(i)) ++i;
+        const int high = digit_value(s[i]);  // a UUID's dashes fall between pairs
+        const int low = digit_value(s[i + 1]);
+        if ((high | low) < 0) return false;
+        byte = static_cast<std::uint8_t>(high << 4 | low);
+        i += 2;
     }
-    return n == 32;
+    return true;
 }
 
 // A text split into its pooled part (empty: none) and its tail.
@@ -153,6 +158,10 @@ void unpack(const packed_text& p, const text_pool& pool, std::string& out) {
         out.push_back(digits[n % 2 == 0 ? byte >> 4 : byte & 0xf]);
         ++n;
     }
+}
+
+void retain(const packed_text& p, text_pool& pool) noexcept {
+    if (const auto id = p.head >> form_bits; id != 0) pool.retain(id);
 }
 
 void release(const packed_text& p, text_pool& pool) noexcept {

@@ -7,21 +7,26 @@
 // Compact: keys (and text values) are packed texts (packed_text.hpp), in
 // arrays parallel to the values and written times; no second copy is kept
 // for expiry: expire() sweeps the slots, only once the oldest has expired.
-// A tombstone costs about 44 bytes, a run claim about 56.
+// Written times are kept in whole seconds (4 bytes, 1970 to 2106, later
+// ones as 2106), as the control stream's entries carry them. A tombstone
+// costs about 40 bytes, a run claim about 52.
 //
 // Threads: every member may be called from any thread at once (readers
 // share a lock; add and expire take it alone); empty() takes no lock.
 #pragma once
 
 #include "tarry/control/packed_keys.hpp"
+#include "tarry/time/epoch_text.hpp"
 #include "tarry/time/time_points.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -68,32 +73,34 @@ public:
     /// when the entry is expired at `now` or merge said it does not count.
     template <class Merge>
     bool add(std::string_view key, Value value, wall_time written, wall_time now, Merge&& merge) {
+        written = from_seconds(to_seconds(written));  // as it is kept
         if (expired(written, now)) return false;
         std::unique_lock lock(mutex_);
-        const auto at = keys_.find(key);
+        const auto [at, inserted] = keys_.find_or_insert(key);
         bool counts = true;
-        if (!at) {
-            values_.push_back(store(value));
+        if (inserted) {
             try {
-                written_.push_back(written);
-                keys_.insert(key);  // at the same position as the two above
+                values_.push_back(store(value));
+                written_.push_back(to_seconds(written));  // at the same position as the key and value
             } catch (...) {
-                if (written_.size() > keys_.size()) written_.pop_back();
-                drop_value(values_.back());
-                values_.pop_back();
+                if (values_.size() > written_.size()) {
+                    drop_value(values_.back());
+                    values_.pop_back();
+                }
+                keys_.erase_swap(at);
                 throw;
             }
         } else {
-            slot kept{load(values_[*at]), written_[*at]};
+            slot kept{load(values_[at]), from_seconds(written_[at])};
             counts = std::invoke(merge, kept, std::as_const(value), written);
             if (counts) {
                 if constexpr (text_values) {
-                    if (kept.value != value_text(*at)) replace_value(*at, kept.value);
+                    if (kept.value != value_text(at)) replace_value(at, kept.value);
                 } else {
-                    values_[*at] = kept.value;
+                    values_[at] = kept.value;
                 }
-                written_[*at] = kept.written;
-                written = kept.written;
+                written_[at] = to_seconds(kept.written);
+                written = from_seconds(written_[at]);
             }
         }
         if (counts && (keys_.size() == 1 || written < oldest_)) oldest_ = written;
@@ -107,7 +114,7 @@ public:
         std::shared_lock lock(mutex_);
         const auto at = keys_.find(key);
         if (!at) return std::nullopt;
-        return slot{load(values_[*at]), written_[*at]};
+        return slot{load(values_[*at]), from_seconds(written_[*at])};
     }
 
     /// Frees the slots expired at `now`; returns how many. Sweeps the
@@ -118,8 +125,8 @@ public:
         std::size_t freed = 0;
         wall_time oldest = wall_time::max();
         for (std::size_t p = 0; p < keys_.size();) {
-            if (!expired(written_[p], now)) {
-                oldest = std::min(oldest, written_[p]);
+            if (!expired(from_seconds(written_[p]), now)) {
+                oldest = std::min(oldest, from_seconds(written_[p]));
                 ++p;
                 continue;
             }
@@ -139,9 +146,9 @@ public:
         std::shared_lock lock(mutex_);
         std::string key;
         for (std::size_t p = 0; p < keys_.size(); ++p) {
-            if (expired(written_[p], now)) continue;
+            if (expired(from_seconds(written_[p]), now)) continue;
             keys_.key_at(p, key);
-            const slot kept{load(values_[p]), written_[p]};
+            const slot kept{load(values_[p]), from_seconds(written_[p])};
             f(std::string_view(key), kept);
         }
     }
@@ -157,6 +164,11 @@ public:
     std::chrono::milliseconds retention() const noexcept { return retention_; }
 
 private:
+    static std::uint32_t to_seconds(wall_time t) noexcept {
+        return static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(epoch_whole_seconds(t), std::numeric_limits<std::uint32_t>::max()));
+    }
+    static wall_time from_seconds(std::uint32_t s) noexcept { return from_epoch_whole_seconds(s); }
     stored store(const Value& v) {
         if constexpr (text_values) return pack(v, keys_.pool());
         else return v;
@@ -195,7 +207,7 @@ private:
     mutable std::shared_mutex mutex_;
     packed_keys keys_;
     std::deque<stored> values_;      // parallel to keys_' positions
-    std::deque<wall_time> written_;  // the same
+    std::deque<std::uint32_t> written_;  // the same: whole seconds since the epoch
     wall_time oldest_{};             // no later than any slot's written time
     std::atomic<std::size_t> count_{0};
 };

@@ -3,7 +3,7 @@
 // slot (kept at most 3/4 full, and shrunk when an eighth full), with the
 // text_pool their long parts share. About 28 bytes a key with its index.
 //
-// Promises: find() gives the position of a key inserted and not erased;
+// Promises: find() gives the position of a key kept and not erased;
 // erase_swap(p) moves the last key to p (the owner moves its parallel
 // values the same way), so positions stay dense. Not thread-safe.
 #pragma once
@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tarry::control::detail {
@@ -26,8 +27,9 @@ class packed_keys {
 public:
     /// The position of `key`, when it is kept.
     std::optional<std::size_t> find(std::string_view key) const;
-    /// Keeps `key`, which must not be kept yet, at position size() - 1 after.
-    void insert(std::string_view key);
+    /// The position of `key`, kept first (at size() - 1) when it was not;
+    /// whether it was inserted. One look at the text either way.
+    std::pair<std::size_t, bool> find_or_insert(std::string_view key);
     /// Lets go of the key at `position` (< size()): the last key moves there.
     void erase_swap(std::size_t position) noexcept;
     /// Writes the key at `position` into `out`.
@@ -43,6 +45,7 @@ private:
     std::size_t home(const packed_text& k) const noexcept;
     std::optional<std::size_t> slot_of(const packed_text& k) const noexcept;
     void place(std::uint32_t position_plus_one) noexcept;
+    void push(const packed_text& k);
     void resize_index(std::size_t slots);
 
     text_pool pool_;

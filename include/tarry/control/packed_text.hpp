@@ -34,6 +34,8 @@ public:
     std::uint32_t acquire(std::string_view s);
     /// The id of `s`'s entry, without taking a reference; 0 when none.
     std::uint32_t find(std::string_view s) const;
+    /// Takes one more reference to entry `id`, which is kept.
+    void retain(std::uint32_t id) noexcept { ++entries_[id - 1].references; }
     /// Gives back one reference to entry `id`; the last one frees it.
     void release(std::uint32_t id) noexcept;
     /// The text of entry `id`, valid until it is freed.
@@ -67,6 +69,9 @@ packed_text pack(std::string_view s, text_pool& pool);
 std::optional<packed_text> find_packed(std::string_view s, const text_pool& pool);
 /// Writes the text of `p` into `out` (replacing what it held).
 void unpack(const packed_text& p, const text_pool& pool, std::string& out);
+/// Takes one more reference to the pool entry of `p` (from find_packed()),
+/// as pack() would have.
+void retain(const packed_text& p, text_pool& pool) noexcept;
 /// Gives back the pool reference pack() took.
 void release(const packed_text& p, text_pool& pool) noexcept;
 /// A hash of `p`, the same for equal packed texts.

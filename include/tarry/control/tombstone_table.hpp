@@ -5,7 +5,8 @@
 // Promises:
 // - covers(id, g, now) is true exactly when a tombstone for `id` with a
 //   generation above g was added, written no longer than `retention`
-//   before `now`. A tombstone never covers a copy of its own generation or
+//   before `now` (written times count in whole seconds, as the control
+//   stream's entries carry them). A tombstone never covers a copy of its own generation or
 //   a newer one (a reschedule's new copy), nor another id.
 // - Per id one entry: the highest generation and the latest written time
 //   of its tombstones (so an entry lives as long as its newest tombstone,

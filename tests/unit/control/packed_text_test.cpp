@@ -112,9 +112,13 @@ TEST_CASE("packed_keys: random inserts and erasures agree with a model, and the 
         const auto at = keys.find(key);
         REQUIRE(at.has_value() == (model.count(key) > 0));
         if (!at) {
-            keys.insert(key);
+            const auto [position, inserted] = keys.find_or_insert(key);
+            CHECK(inserted);
+            CHECK(position == keys.size() - 1);
             model[key] = true;
             REQUIRE(keys.find(key) == keys.size() - 1);
+        } else if (rng() % 3 == 0) {
+            CHECK(keys.find_or_insert(key) == std::pair<std::size_t, bool>(*at, false));
         } else if (rng() % 2 == 0) {
             keys.key_at(*at, text);
             REQUIRE(text == key);
