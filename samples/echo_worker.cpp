@@ -1,8 +1,8 @@
 // echo_worker: a scheduling consumer that prints every job event as one JSON
 // object per line (stdout, flushed). Its command line is a public interface:
 //
-//   echo_worker --url URL [--url URL ...] --queue Q [--workers N] [--hold-horizon-ms N]
-//               [--max-held N] [--default-delay-ms N] [--max-delay-ms N]
+//   echo_worker (--url URL [--url URL ...] | --url-file PATH) --queue Q [--workers N]
+//               [--hold-horizon-ms N] [--max-held N] [--default-delay-ms N] [--max-delay-ms N]
 //               [--consumer-timeout-ms N] [--shutdown-grace-ms N]
 //               [--retry-base-ms N] [--max-attempts N]
 //               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events [--events-per-message N]]
@@ -39,6 +39,10 @@
 // pushes back). --events-per-message N (1 to 1000, default 1) lets up to N
 // events of one kind that wait together leave in one message, its body a
 // JSON array of their lines.
+//
+// --url-file PATH reads the broker's URLs from a file instead, one a line
+// (blank lines and lines starting with # skipped), so that the password is
+// not in the process list (a systemd credential, say).
 //
 // --http serves tarry's HTTP endpoint for the queue (tarry/http/http_endpoint.hpp,
 // docs/http.md): /metrics, /healthz, /readyz, /jobs, the page at /, and the
@@ -78,6 +82,7 @@
 #include <cstdio>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -86,7 +91,8 @@
 namespace {
 
 const char* const usage =
-    "usage: echo_worker --url URL [--url URL...] --queue Q [--workers N] [--hold-horizon-ms N] [--max-held N]\n"
+    "usage: echo_worker (--url URL [--url URL...] | --url-file PATH) --queue Q [--workers N] [--hold-horizon-ms N]\n"
+    "                   [--max-held N]\n"
     "                   [--default-delay-ms N] [--max-delay-ms N] [--consumer-timeout-ms N]\n"
     "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n"
     "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events [--events-per-message N]]\n"
@@ -131,12 +137,30 @@ boost::asio::awaitable<tarry::job_outcome> echo_async(const tarry::job& j) {
     co_return fail_or_succeed(j);
 }
 
+// --url (once per node of a cluster), or --url-file: a file of URLs, one a
+// line (blank lines and lines starting with # skipped), so that a password
+// is not in the process list.
+std::vector<std::string> broker_urls(cli::args& args) {
+    std::vector<std::string> urls = args.all("--url");
+    if (!args.has("--url-file")) {
+        if (urls.empty()) args.fail("--url is required");
+        return urls;
+    }
+    if (!urls.empty()) args.fail("give --url or --url-file, not both");
+    std::istringstream lines(args.file_text("--url-file"));
+    for (std::string line; std::getline(lines, line);) {
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+        if (!line.empty() && line.front() != '#') urls.push_back(line);
+    }
+    if (urls.empty()) args.fail("--url-file: no URL in the file");
+    return urls;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     cli::args args(argc, argv, usage, nullptr, {"--no-declare", "--events", "--async"});
-    const std::vector<std::string> urls = args.all("--url");
-    if (urls.empty()) args.fail("--url is required");
+    const std::vector<std::string> urls = broker_urls(args);
     tarry::subscription_options o;
     o.queue = args.required("--queue");
     o.workers = args.number("--workers", o.workers);

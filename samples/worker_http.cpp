@@ -5,7 +5,6 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/use_future.hpp>
 
-#include <fstream>
 #include <sstream>
 
 namespace sample {
@@ -32,16 +31,7 @@ std::optional<tarry::http_endpoint_options> http_options(cli::args& args) {
         args.fail("--http: the port is 0..65535, not '" + port + "'");
     o.port = static_cast<std::uint16_t>(std::stoul(port));
     if (token) o.token = args.required("--http-token");
-    if (token_file) {
-        const std::string path = args.required("--http-token-file");
-        std::ifstream in(path);
-        if (!in) args.fail("--http-token-file: cannot read '" + path + "'");
-        std::ostringstream text;
-        text << in.rdbuf();
-        std::string t = text.str();
-        while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
-        o.token = t;
-    }
+    if (token_file) o.token = args.file_text("--http-token-file");
     if (o.token && o.token->empty()) args.fail("the HTTP token is empty");
     return o;
 }

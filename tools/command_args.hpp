@@ -8,8 +8,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <initializer_list>
 #include <map>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +81,19 @@ public:
         return std::chrono::milliseconds(static_cast<std::int64_t>(number(name, 0)));
     }
     /// A finite number (e.g. epoch seconds with a fraction).
+    /// The text of the file option `name` names (required), its trailing
+    /// newlines and spaces cut: a secret kept out of the process list (a
+    /// token, a URL with its password). A usage error when it cannot be read.
+    std::string file_text(const std::string& name) {
+        const std::string path = required(name);
+        std::ifstream in(path);
+        if (!in) fail(name + ": cannot read '" + path + "'");
+        std::ostringstream text;
+        text << in.rdbuf();
+        std::string t = text.str();
+        while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+        return t;
+    }
     double real(const std::string& name) {
         const std::string v = take(name);
         char* end = nullptr;

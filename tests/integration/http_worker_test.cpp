@@ -23,15 +23,6 @@ namespace {
 
 const std::string token = "a-token-from-a-file";
 
-/// A directory of the test's own under the build tree, kept after the run
-/// (the status page's screenshot is left there).
-fs::path output_dir(const std::string& name) {
-    const fs::path d = fs::path(build_root()) / "test-output" / name;
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
-
 fs::path token_file() {
     const fs::path f = output_dir("http-token") / "token";
     std::ofstream(f) << token << "\n";  // the newline is not part of it

@@ -7,6 +7,7 @@
 #include "json_line.hpp"
 #include "process.hpp"
 
+#include <filesystem>
 #include <functional>
 #include <future>
 #include <memory>
@@ -27,6 +28,15 @@ inline std::int64_t micros(sys::time_point t) {
 /// Microseconds since the epoch of a due time written as perform_job_at
 /// (a double of epoch seconds): the nearest microsecond.
 inline std::int64_t micros_of_double(double epoch_s) { return std::llround(epoch_s * 1e6); }
+
+/// A directory of a test's own under the build tree, emptied first and kept
+/// after the run (files a worker reads, a screenshot left to look at).
+inline std::filesystem::path output_dir(const std::string& name) {
+    const auto d = std::filesystem::path(build_root()) / "test-output" / name;
+    std::filesystem::remove_all(d);
+    std::filesystem::create_directories(d);
+    return d;
+}
 
 /// One line of a worker's stdout.
 struct worker_event {
@@ -54,6 +64,8 @@ class worker_process {
 public:
     worker_process(const std::string& url, const std::string& queue, std::vector<std::string> extra = {})
         : p_(argv(url, queue, std::move(extra))) {}
+    /// An echo_worker with exactly these arguments (after the program).
+    explicit worker_process(std::vector<std::string> args) : p_(with_program(std::move(args))) {}
 
     /// Reads stdout until pred() holds, the output ends, or `t` passes;
     /// whether pred() holds.
@@ -127,6 +139,10 @@ private:
         std::vector<std::string> a{echo_worker_path(), "--url", url, "--queue", queue};
         a.insert(a.end(), extra.begin(), extra.end());
         return a;
+    }
+    static std::vector<std::string> with_program(std::vector<std::string> args) {
+        args.insert(args.begin(), echo_worker_path());
+        return args;
     }
     void take(std::string line) {
         worker_event e;

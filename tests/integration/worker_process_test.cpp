@@ -294,6 +294,38 @@ TEST_CASE("echo_worker: SIGTERM during a running job lets it finish, then exits 
     CHECK(ready_count(url, q) == 0);
 }
 
+TEST_CASE("echo_worker --url-file: the URLs from a file (blank and # lines skipped) run a job; a bad file exits 2") {
+    TARRY_REQUIRE_BROKER(url);
+    const auto dir = output_dir("url-file");
+    const auto file = (dir / "urls").string();
+    // A node that refuses first, then the broker: both read, failed over.
+    std::ofstream(file) << "# the nodes\n\n" << nowhere_url << "\n" << url << "  \r\n";
+    const std::string q = unique_name("url-file");
+    queue_guard guard(url, q);
+    worker_process w({"--url-file", file, "--queue", q});
+    REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
+    connected_client c(url);
+    publish_raw(confirm_channel(c), q, "from-url-file", {{"perform_job_at", epoch(sys::now())}});
+    CHECK_MESSAGE(w.wait_count("succeeded", 1, 10s), w.transcript());
+    w.signal(SIGTERM);
+    CHECK(w.wait_exit(30s) == 0);
+
+    const auto empty = (dir / "empty").string();
+    std::ofstream(empty) << "# nothing\n\n";
+    for (const auto& bad : std::vector<std::vector<std::string>>{
+             {"--url-file", empty, "--queue", q},
+             {"--url-file", (dir / "missing").string(), "--queue", q},
+             {"--url-file", file, "--url", url, "--queue", q},
+             {"--queue", q}}) {
+        std::vector<std::string> argv{echo_worker_path()};
+        argv.insert(argv.end(), bad.begin(), bad.end());
+        const auto r = tarry_test::run_process(argv, 30s);
+        CHECK_MESSAGE(r.exit_code == 2, bad.front() << ": " << r.err);
+        CHECK(r.err.find("usage: echo_worker") != std::string::npos);
+        CHECK_MESSAGE(r.err.find("guest:guest") == std::string::npos, r.err);  // no URL printed
+    }
+}
+
 TEST_CASE("echo_worker: a hold horizon at or above the consumer timeout exits 1 naming consumer_timeout") {
     // Refused before connecting; a broker, when there is one, sees nothing.
     const std::string url = tarry_test::amqp_url().value_or(nowhere_url);
