@@ -148,10 +148,13 @@ TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per sec
         for (const auto& e : w->of("run")) {
             const auto confirmed = confirmed_by_due.find(e.due());
             const bool in_time = confirmed == confirmed_by_due.end() || confirmed->second <= e.due() - copy_ahead_us;
-            (in_time ? late_us : copy_late_us).push_back(e.at() - e.due());
+            // Beyond how late the machine woke a plain thread at that very
+            // mark: a stall of the whole machine is not the worker's.
+            const auto machine_then = machine.lateness_at(e.due());
+            (in_time ? late_us : copy_late_us).push_back(e.at() - e.due() - std::max<std::int64_t>(machine_then, 0));
             if (e.at() - e.due() > 5000)
-                MESSAGE("late by " << e.at() - e.due() << " us (copy " << std::string(in_time ? "in time" : "late")
-                                   << "): " << e.raw);
+                MESSAGE("late by " << e.at() - e.due() << " us, the machine " << machine_then << " us then (copy "
+                                   << std::string(in_time ? "in time" : "late") << "): " << e.raw);
             if (e.id().rfind("pulse@", 0) == 0) {
                 ++pulse_runs[e.id()];
                 continue;
@@ -184,22 +187,24 @@ TEST_CASE("echo_worker: an every-1-s schedule on three workers runs once per sec
                       "pulse@ two runs at once at " << pulse_starts[i]);
     std::sort(late_us.begin(), late_us.end());
     std::sort(copy_late_us.begin(), copy_late_us.end());
-    CHECK(late_us.front() >= 0);  // never early
-    CHECK((copy_late_us.empty() || copy_late_us.front() >= 0));  // nor those
+    for (auto& w : workers)
+        for (const auto& e : w->of("run")) CHECK_MESSAGE(e.at() >= e.due(), "early: " << e.raw);  // never early
     CHECK_MESSAGE(late_us.size() >= runs.size(), late_us.size() << " runs with their copy in time");
     const auto p99 = tarry_test::percentile_of_sorted(late_us, 99);
     const auto machine_p99 = tarry_test::percentile_of_sorted(baseline, 99);
     MESSAGE("first nominal " << runs.begin()->first);
-    MESSAGE("start - nominal: p50 " << tarry_test::percentile_of_sorted(late_us, 50) << " us, p99 " << p99 << " us, max "
+    MESSAGE("start - nominal - the machine's lateness then: p50 " << tarry_test::percentile_of_sorted(late_us, 50) << " us, p99 " << p99 << " us, max "
                                     << late_us.back() << " us, over " << late_us.size()
                                     << " runs whose copy was confirmed in time ("
                                     << copy_late_us.size() << " whose copy was not)");
     MESSAGE("a sleeping thread of this machine meanwhile: p50 " << tarry_test::percentile_of_sorted(baseline, 50)
                                                                 << " us, p99 " << machine_p99 << " us, over "
                                                                 << baseline.size() << " wake-ups");
-    // The issue's bound, [0, 5 ms] at p99, on top of how late this machine
-    // woke a plain sleeping thread at p99 over the same 30 s (0.1 ms alone;
-    // tens of ms on 2 CI cores shared with a broker and three workers).
+    // The issue's bound, [0, 5 ms] at p99, on what the worker adds: each
+    // run's lateness less how late this machine woke a plain sleeping thread
+    // at that same mark (a stall of the whole machine hits both), on top of
+    // that thread's p99 over the same 30 s (0.1 ms alone; tens of ms on 2 CI
+    // cores shared with a broker and three workers).
     CHECK_MESSAGE(p99 <= 5000 + machine_p99, p99 << " us against a machine p99 of " << machine_p99 << " us");
     // Each run published its successor, but perhaps the last of each
     // schedule: one that ran as its schedule was removed publishes none
