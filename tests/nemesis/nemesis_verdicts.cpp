@@ -123,9 +123,17 @@ std::set<std::string> judge_chains(const ledger& l, const run_events& events, co
     std::set<std::string> forked;
     for (const auto& c : follow_chains(l.schedules, seen, until)) {
         r.jobs += c.links.size();
-        for (const micros nominal : c.missing)
-            r.chain_gap.add(windows.meets(nominal, nominal), false,
+        std::optional<micros> removal;  // when the schedule's removal was first sent
+        for (const auto& s : l.schedules)
+            if (s.id == c.schedule) removal = s.removal_sent;
+        for (const micros nominal : c.missing) {
+            // A chain a fault held up, removed while a fault was still on:
+            // what it missed was owed to a schedule that no longer is.
+            const bool inside = windows.meets(nominal, nominal);
+            const bool explained = inside && removal && windows.meets(*removal, *removal);
+            r.chain_gap.add(inside, explained,
                             tarry::periodic::occurrence_id(c.schedule, to_wall(nominal)) + " never ran");
+        }
         for (std::size_t i = 1; i < c.links.size(); ++i)
             if (c.links[i].starts.size() > 1 && c.links[i - 1].starts.size() > 1)
                 forked.insert(tarry::periodic::occurrence_id(c.schedule, to_wall(c.links[i].nominal)));

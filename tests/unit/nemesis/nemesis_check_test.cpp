@@ -265,6 +265,26 @@ TEST_CASE("a removal whose first try took effect before its confirm: the chain e
     only(r, r.chain_gap);
 }
 
+TEST_CASE("a gap a fault made, in a chain removed while the fault was on, is explained; one removed after is not") {
+    // tick stopped at 7 in a partition of t0+6.5..t0+12 s and was removed
+    // at t0+11 s, the fault still on: 8..11 never ran, owed to a schedule
+    // that no longer is. tock stopped at 7 too, but was removed at t0+50 s,
+    // long after the fault and its grace: its chain should have run again.
+    recorded_run run;
+    run.ledger = "schedule tick " + us(t0 - 500 * ms) + " every 1000ms\n" +
+                 "schedule tock " + us(t0 - 500 * ms) + " every 1000ms\n" +
+                 "unschedule tick " + us(t0 + 11 * s) + "\n" + "unschedule tock " + us(t0 + 50 * s) + "\n" +
+                 job("late-in-the-run", t0 + 90 * s);
+    run.faults = us(t0 + 6500 * ms) + " " + us(t0 + 12 * s) + " partition 3\n";
+    run.workers[1] = ready + chain("tick", 0, 7) + chain("tock", 0, 7) +
+                     ran("late-in-the-run", t0 + 90 * s, t0 + 90 * s + 1 * ms) + stopped;
+    const auto r = run.check();
+    CHECK(r.chain_gap.count == 4 + 43);  // tick@t0+8..11, tock@t0+8..50
+    CHECK(r.chain_gap.unexplained == 43);  // every one of tock's
+    for (const auto& example : r.chain_gap.examples) CHECK(example.find("tick") == std::string::npos);
+    only(r, r.chain_gap);
+}
+
 TEST_CASE("a misfired occurrence continues after its run: no gap") {
     recorded_run run;
     run.ledger = "schedule tick " + us(t0 - 500 * ms) + " every 1000ms\n";
