@@ -54,23 +54,18 @@ void packed_keys::push(const packed_text& k) {
 }
 
 std::pair<std::size_t, bool> packed_keys::find_or_insert(std::string_view key) {
-    if (const auto k = find_packed(key, pool_)) {
+    auto k = find_packed(key, pool_);
+    if (k) {
         if (const auto slot = slot_of(*k)) return {index_[*slot] - 1, false};
         retain(*k, pool_);
-        try {
-            push(*k);
-        } catch (...) {
-            release(*k, pool_);
-            throw;
-        }
     } else {
-        const auto fresh = pack(key, pool_);  // its long part is new to the pool
-        try {
-            push(fresh);
-        } catch (...) {
-            release(fresh, pool_);
-            throw;
-        }
+        k = pack(key, pool_);  // its long part is new to the pool
+    }
+    try {
+        push(*k);
+    } catch (...) {
+        release(*k, pool_);
+        throw;
     }
     return {keys_.size() - 1, true};
 }
