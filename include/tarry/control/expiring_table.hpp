@@ -73,7 +73,8 @@ public:
     /// when the entry is expired at `now` or merge said it does not count.
     template <class Merge>
     bool add(std::string_view key, Value value, wall_time written, wall_time now, Merge&& merge) {
-        written = from_seconds(to_seconds(written));  // as it is kept
+        const auto seconds = to_seconds(written);
+        written = from_seconds(seconds);  // as it is kept
         if (expired(written, now)) return false;
         std::unique_lock lock(mutex_);
         const auto [at, inserted] = keys_.find_or_insert(key);
@@ -81,7 +82,7 @@ public:
         if (inserted) {
             try {
                 values_.push_back(store(value));
-                written_.push_back(to_seconds(written));  // at the same position as the key and value
+                written_.push_back(seconds);  // at the same position as the key and value
             } catch (...) {
                 if (values_.size() > written_.size()) {
                     drop_value(values_.back());
@@ -91,14 +92,11 @@ public:
                 throw;
             }
         } else {
-            slot kept{load(values_[at]), from_seconds(written_[at])};
+            const Value before = load(values_[at]);
+            slot kept{before, from_seconds(written_[at])};
             counts = std::invoke(merge, kept, std::as_const(value), written);
             if (counts) {
-                if constexpr (text_values) {
-                    if (kept.value != value_text(at)) replace_value(at, kept.value);
-                } else {
-                    values_[at] = kept.value;
-                }
+                if (kept.value != before) replace_value(at, kept.value);
                 written_[at] = to_seconds(kept.written);
                 written = from_seconds(written_[at]);
             }
@@ -182,7 +180,6 @@ private:
             return s;
         }
     }
-    std::string value_text(std::size_t p) const { return load(values_[p]); }
     void replace_value(std::size_t p, const Value& v) {
         auto fresh = store(v);
         drop_value(values_[p]);
