@@ -322,8 +322,10 @@ asio::awaitable<void> consumer::impl::start_lane(std::size_t i) {
         }
     }
     if (d.code) core_.lane_start_failed(i, gen, d.message, now());
-    if (!d.code || start_fails_on(d, losses)) started(d);
+    // The step first: it records that the lane consumes (health()), and
+    // start() must not return before that.
     execute();
+    if (!d.code || start_fails_on(d, losses)) started(d);
 }
 
 void consumer::impl::settle_finished() {

@@ -18,6 +18,24 @@ std::uint64_t total(const std::array<std::uint64_t, N>& a) {
 }
 }  // namespace
 
+TEST_CASE("health() is ready the moment start() has returned (it returns once consuming)") {
+    // A race once: start() returned before the driver had recorded that its
+    // lane consumes, and health() said "not consuming yet" for a moment
+    // (echo_worker --systemd then sent READY=1 with that status).
+    TARRY_REQUIRE_BROKER(url);
+    auto o = options_for(unique_name("health-at-start"));
+    o.workers = 1;
+    connected_client admin(url);
+    for (int round = 0; round < 40; ++round) {
+        CAPTURE(round);
+        running_consumer rc(url, o);
+        const auto h = rc.worker.health();
+        CHECK_MESSAGE(h.ready(), h.reason);
+        rc.worker.stop();
+    }
+    cleanup(admin, o);
+}
+
 TEST_CASE("metrics, health and held jobs of a running consumer, then of a stopped one") {
     TARRY_REQUIRE_BROKER(url);
     auto o = options_for(unique_name("metrics"));
