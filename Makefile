@@ -7,7 +7,7 @@ MESON_FLAGS ?=
 # build's prefix (meson's default: /usr/local).
 PREFIX ?=
 
-.PHONY: all deps build docs test test-rabbitmq4 test-cluster test-partitions test-long sanitize demo bench bench-scale-out bench-compare soak fuzz fuzz-long install clean
+.PHONY: all deps build docs deb test-deb test test-rabbitmq4 test-cluster test-partitions test-long sanitize demo bench bench-scale-out bench-compare soak fuzz fuzz-long install clean
 
 all: build
 
@@ -29,6 +29,23 @@ docs: deps
 	@rm -rf $(BUILD)/docs/html && mkdir -p $(BUILD)/docs
 	@{ cat docs/api/Doxyfile; echo 'OUTPUT_DIRECTORY = $(BUILD)/docs'; } | doxygen -
 	@echo "tarry: API reference in $(BUILD)/docs/html/index.html"
+
+# Debian 12 packages (scripts/make-deb): libtarry0.2, libtarry-dev,
+# tarry-tools, tarry-examples, built by dpkg-buildpackage from a copy of the
+# tree into $(BUILD)/deb/, then checked by lintian (no error). A few
+# minutes on 2 cores; needs no build of ours.
+deb: deps
+	@scripts/install-deps --deb
+	@scripts/make-deb $(BUILD)/deb
+
+# The packages as a user gets them (scripts/test-deb): built as by `deb`,
+# then every file under /usr, the versions, no RUNPATH, and tests/install's
+# program built with pkg-config and CMake against the packages unpacked
+# into an empty root, run against a private broker. Ends with
+# `N passed, N failed`; .ci/run runs it. At most 10 minutes on 2 cores.
+test-deb: deps
+	@scripts/install-deps --deb
+	@scripts/with-broker scripts/test-deb $(BUILD)/deb
 
 # Every test program (unit, integration, interop, the layer checks, the
 # out-of-tree builds against an install, fuzz-corpus replay, and the

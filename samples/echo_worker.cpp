@@ -7,7 +7,7 @@
 //               [--retry-base-ms N] [--max-attempts N]
 //               [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events [--events-per-message N]]
 //               [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]
-//               [--async [--max-in-flight N]]
+//               [--async [--max-in-flight N]] [--systemd]
 //
 // --async runs the handler as a coroutine on the consumer's I/O thread
 // (tarry/consumer/async_job_handler.hpp) instead of on --workers threads, at
@@ -44,6 +44,13 @@
 // (blank lines and lines starting with # skipped), so that the password is
 // not in the process list (a systemd credential, say).
 //
+// --systemd tells systemd how the worker is (Type=notify; the unit
+// samples/systemd/tarry-worker@.service; README, "Run it as a service"):
+// READY=1 once consuming, STATUS= with the held and running counts,
+// WATCHDOG=1 every half of WATCHDOG_USEC while the consumer's I/O thread
+// answers (none while it is stuck), and STOPPING=1 at SIGTERM. Outside systemd it sends nothing. Only in a build
+// that found libsystemd-dev; elsewhere --systemd exits 2.
+//
 // --http serves tarry's HTTP endpoint for the queue (tarry/http/http_endpoint.hpp,
 // docs/http.md): /metrics, /healthz, /readyz, /jobs, the page at /, and the
 // publish gateway, which needs the token (--http-token-file reads it from a
@@ -63,11 +70,17 @@
 // reading stdout blocks the worker's threads once the pipe is full (its
 // jobs then start late). A message with integer header x-echo-fail = k
 // fails on attempts ≤ k; one with x-echo-sleep-ms = n sleeps n ms in the
-// handler. SIGTERM or SIGINT
+// handler (with --async, on a timer); one with x-echo-block-ms = n blocks
+// the handler's thread n ms, which with --async is the consumer's I/O
+// thread: a test's way to stall it (/healthz and the --systemd watchdog
+// then go quiet). SIGTERM or SIGINT
 // shuts down gracefully (running jobs finish, held jobs go back to the
 // queue) and exits 0. Exit 1: could not start; 2: bad arguments.
 #include "command_args.hpp"
 #include "worker_http.hpp"
+#ifdef TARRY_SAMPLE_SYSTEMD
+#include "systemd_notifier.hpp"
+#endif
 
 #include "tarry/amqp/url.hpp"
 #include "tarry/consumer/consumer.hpp"
@@ -97,7 +110,7 @@ const char* const usage =
     "                   [--shutdown-grace-ms N] [--retry-base-ms N] [--max-attempts N]\n"
     "                   [--queue-type classic|quorum] [--no-declare] [--delivery-limit N] [--events [--events-per-message N]]\n"
     "                   [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]\n"
-    "                   [--async [--max-in-flight N]]\n";
+    "                   [--async [--max-in-flight N]] [--systemd]\n";
 
 std::mutex out_mutex;
 
@@ -122,7 +135,14 @@ tarry::job_outcome fail_or_succeed(const tarry::job& j) {
     return tarry::job_outcome::success();
 }
 
+// x-echo-block-ms: blocks the thread the handler runs on.
+void block_if_asked(const tarry::job& j) {
+    if (auto ms = int_header(j, "x-echo-block-ms"); ms && *ms > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(*ms));
+}
+
 tarry::job_outcome echo(const tarry::job& j) {
+    block_if_asked(j);
     if (auto ms = int_header(j, "x-echo-sleep-ms"); ms && *ms > 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(*ms));
     return fail_or_succeed(j);
@@ -130,6 +150,7 @@ tarry::job_outcome echo(const tarry::job& j) {
 
 // --async: the same, waiting on a timer instead of sleeping a thread.
 boost::asio::awaitable<tarry::job_outcome> echo_async(const tarry::job& j) {
+    block_if_asked(j);
     if (auto ms = int_header(j, "x-echo-sleep-ms"); ms && *ms > 0) {
         boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, std::chrono::milliseconds(*ms));
         co_await timer.async_wait(boost::asio::use_awaitable);
@@ -159,7 +180,7 @@ std::vector<std::string> broker_urls(cli::args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    cli::args args(argc, argv, usage, nullptr, {"--no-declare", "--events", "--async"});
+    cli::args args(argc, argv, usage, nullptr, {"--no-declare", "--events", "--async", "--systemd"});
     const std::vector<std::string> urls = broker_urls(args);
     tarry::subscription_options o;
     o.queue = args.required("--queue");
@@ -202,6 +223,10 @@ int main(int argc, char** argv) {
         if (o.max_in_flight == 0) args.fail("--max-in-flight needs at least 1");
     }
     const auto http = sample::http_options(args);
+    const bool systemd = args.flag("--systemd");
+#ifndef TARRY_SAMPLE_SYSTEMD
+    if (systemd) args.fail("--systemd: this echo_worker was built without libsystemd (libsystemd-dev)");
+#endif
     args.finish();
 
     const std::vector<std::string_view> url_views(urls.begin(), urls.end());
@@ -238,9 +263,16 @@ int main(int argc, char** argv) {
         }
         print_line("{\"event\":\"ready\",\"queue\":" + tarry::json_quoted(o.queue) +
                    (endpoint ? ",\"http\":" + tarry::json_quoted(endpoint->address()) : std::string()) + "}");
+#ifdef TARRY_SAMPLE_SYSTEMD
+        std::optional<sample::systemd_notifier> notifier;
+        if (systemd) notifier.emplace(worker).ready();
+#endif
         int sig = 0;
         sigwait(&stop_signals, &sig);
         std::fprintf(stderr, "echo_worker: %s, shutting down\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+#ifdef TARRY_SAMPLE_SYSTEMD
+        if (notifier) notifier->stopping();
+#endif
         endpoint.reset();
         worker.stop();
         print_line("{\"event\":\"stopped\",\"queue\":" + tarry::json_quoted(o.queue) + "}");

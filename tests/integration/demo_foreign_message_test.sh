@@ -26,12 +26,4 @@ if echo "$out" | grep -q "run       foreign-bad"; then
     exit 1
 fi
 echo "$out" | grep -q "6 of 6 jobs done, 1 dead-lettered (as planned: 1), 0 started early"
-/usr/bin/python3 - "$TARRY_TEST_AMQP_URL" "$q" <<'PY'
-import sys
-import pika
-conn = pika.BlockingConnection(pika.URLParameters(sys.argv[1]))
-ch = conn.channel()
-for name in (sys.argv[2], sys.argv[2] + ".dead"):
-    ch.queue_delete(name)
-conn.close()
-PY
+/usr/bin/python3 "$(dirname "$0")/../support/delete_queues.py" "$TARRY_TEST_AMQP_URL" "$q" "$q.dead"

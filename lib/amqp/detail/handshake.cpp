@@ -17,7 +17,7 @@ wire::field_table client_properties(std::string_view connection_name) {
     };
     wire::field_table props{
         {"product", "tarry"},
-        {"version", "0.1.0"},
+        {"version", client_version},
         {"platform", "C++20 / Boost.Asio"},
         {"information", "AMQP 0-9-1 client of the tarry job scheduler"},
         {"capabilities", std::move(caps)},

@@ -9,6 +9,9 @@
 
 namespace tarry::amqp::detail {
 
+/// tarry's version, as meson.build sets it (client_version.cpp.in).
+extern const char* const client_version;
+
 /// client-properties for connection.start-ok: product, version, platform,
 /// the capabilities tarry implements (publisher_confirms,
 /// consumer_cancel_notify, basic.nack, connection.blocked,
