@@ -48,8 +48,9 @@
 // samples/systemd/tarry-worker@.service; README, "Run it as a service"):
 // READY=1 once consuming, STATUS= with the held and running counts,
 // WATCHDOG=1 every half of WATCHDOG_USEC while the consumer's I/O thread
-// answers (none while it is stuck), and STOPPING=1 at SIGTERM. Outside systemd it sends nothing. Only in a build
-// that found libsystemd-dev; elsewhere --systemd exits 2.
+// answers (none while it is stuck), and STOPPING=1 at SIGTERM. Outside
+// systemd it sends nothing. Only in a build that found libsystemd-dev;
+// elsewhere --systemd exits 2.
 //
 // --http serves tarry's HTTP endpoint for the queue (tarry/http/http_endpoint.hpp,
 // docs/http.md): /metrics, /healthz, /readyz, /jobs, the page at /, and the
@@ -57,7 +58,8 @@
 // file, so that it is not visible in the process list). Port 0 picks a free
 // port; the ready line then says which ("http":"127.0.0.1:PORT").
 //
-// Events: {"event":"ready","queue":Q} once consuming, then per job
+// Events: {"event":"ready","queue":Q} once consuming, always the first line
+// (a job event that happens while start() returns waits for it), then per job
 //   {"event":"run","queue":Q,"id":ID,"due":EPOCH_S,"at":EPOCH_S,"attempt":N}
 // and likewise "succeeded", "parked" and "retry" (with "next_due"), "dead",
 // "requeued", "dropped", "failed", "abandoned", "cancelled", "skipped" and
@@ -112,14 +114,52 @@ const char* const usage =
     "                   [--http HOST:PORT [--http-token TOKEN | --http-token-file PATH]]\n"
     "                   [--async [--max-in-flight N]] [--systemd]\n";
 
-std::mutex out_mutex;
+// stdout: one line at a time, flushed. A job event that happens before the
+// ready line is out (deliveries flow once the consumer consumes, before
+// start() has returned here) waits for it, so that every run's output
+// starts with its ready line.
+class output {
+public:
+    void line(const std::string& text) {
+        std::lock_guard lock(mutex_);
+        write(text);
+    }
+    void event(const std::string& text) {
+        std::lock_guard lock(mutex_);
+        if (ready_)
+            write(text);
+        else
+            early_.push_back(text);
+    }
+    /// The ready line, then the events that waited for it.
+    void ready(const std::string& text) {
+        std::lock_guard lock(mutex_);
+        write(text);
+        release_locked();
+    }
+    /// The events that waited, when no ready line will come (start failed).
+    void release() {
+        std::lock_guard lock(mutex_);
+        release_locked();
+    }
 
-void print_line(const std::string& line) {
-    std::lock_guard lock(out_mutex);
-    std::fputs(line.c_str(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
-}
+private:
+    void release_locked() {
+        ready_ = true;
+        for (const auto& e : early_) write(e);
+        early_.clear();
+    }
+    static void write(const std::string& text) {
+        std::fputs(text.c_str(), stdout);
+        std::fputc('\n', stdout);
+        std::fflush(stdout);
+    }
+    std::mutex mutex_;
+    bool ready_ = false;
+    std::vector<std::string> early_;
+};
+
+output out;
 
 // An integer header, when it holds one.
 std::optional<std::int64_t> int_header(const tarry::job& j, std::string_view name) {
@@ -243,7 +283,7 @@ int main(int argc, char** argv) {
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
     tarry::consumer_hooks hooks;
-    hooks.on_event = [queue = o.queue](const tarry::job_event& e) { print_line(tarry::to_json(e, queue)); };
+    hooks.on_event = [queue = o.queue](const tarry::job_event& e) { out.event(tarry::to_json(e, queue)); };
     hooks.on_connection = [](const std::string& what) {
         std::fprintf(stderr, "echo_worker: connection %s\n", what.c_str());
     };
@@ -261,7 +301,7 @@ int main(int argc, char** argv) {
             endpoint.emplace(worker, parsed.config, *http);
             endpoint->start();
         }
-        print_line("{\"event\":\"ready\",\"queue\":" + tarry::json_quoted(o.queue) +
+        out.ready("{\"event\":\"ready\",\"queue\":" + tarry::json_quoted(o.queue) +
                    (endpoint ? ",\"http\":" + tarry::json_quoted(endpoint->address()) : std::string()) + "}");
 #ifdef TARRY_SAMPLE_SYSTEMD
         std::optional<sample::systemd_notifier> notifier;
@@ -275,8 +315,9 @@ int main(int argc, char** argv) {
 #endif
         endpoint.reset();
         worker.stop();
-        print_line("{\"event\":\"stopped\",\"queue\":" + tarry::json_quoted(o.queue) + "}");
+        out.line("{\"event\":\"stopped\",\"queue\":" + tarry::json_quoted(o.queue) + "}");
     } catch (const std::exception& e) {
+        out.release();
         std::fprintf(stderr, "echo_worker: %s\n", e.what());
         return 1;
     }

@@ -202,6 +202,38 @@ TEST_CASE("echo_worker: SIGKILL while holding 100 jobs loses none; the next work
     CHECK(ready_count(url, q) == 0);
 }
 
+TEST_CASE("echo_worker: the ready line comes first, even when jobs wait in the queue as it starts") {
+    // Once found by the nemesis: a restarted worker printed a job event
+    // before its ready line, and the checker took it for the end of the
+    // life before (a crash after its kill).
+    TARRY_REQUIRE_BROKER(url);
+    const std::string q = unique_name("ready-first");
+    queue_guard guard(url, q);
+    {
+        worker_process first(url, q);  // declares the queues
+        REQUIRE_MESSAGE(first.wait_ready(), first.transcript());
+        first.signal(SIGTERM);
+        REQUIRE(first.wait_exit(30s) == 0);
+    }
+    // Jobs due now, and cancelled ones: a cancelled job's event is printed
+    // as soon as its delivery arrives, on the consumer's I/O thread.
+    std::vector<sys::time_point> dues(300, sys::now());
+    const auto ids = publish_many(url, q, "waiting", dues);
+    connected_client c(url);
+    control_stream_cleanup stream{c, q};
+    tarry::publisher pub(c.conn);
+    for (const auto& [id, due] : ids)
+        if (id.back() % 2 == 0) ok(pub.async_cancel(q, id, use_future));
+    worker_process w(url, q);
+    const auto ended = [&] { return w.count("succeeded") + w.count("cancelled") >= dues.size(); };
+    REQUIRE_MESSAGE(w.read_until(ended, 30s), w.transcript());
+    REQUIRE(w.count("cancelled") > 0);
+    CHECK_MESSAGE(w.events().front().what() == "ready", w.transcript());
+    CHECK(w.count("ready") == 1);
+    w.signal(SIGTERM);
+    CHECK(w.wait_exit(30s) == 0);
+}
+
 TEST_CASE("echo_worker: SIGTERM gives held jobs back (requeued), exits 0; a new worker runs them on time") {
     TARRY_REQUIRE_BROKER(url);
     const auto q = unique_name("proc-term");
