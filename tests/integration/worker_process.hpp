@@ -7,6 +7,7 @@
 #include "json_line.hpp"
 #include "process.hpp"
 
+#include <csignal>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -154,6 +155,17 @@ private:
     child_process p_;
     std::vector<worker_event> events_;
 };
+
+/// Publishes job `id` due now to `q`, checks that worker `w` runs it to
+/// success within 10 s, then stops it with SIGTERM and checks exit 0.
+inline void run_one_job_then_stop(worker_process& w, const std::string& url, const std::string& q,
+                                  const std::string& id) {
+    connected_client c(url);
+    publish_raw(confirm_channel(c), q, id, {{"perform_job_at", epoch(sys::now())}});
+    CHECK_MESSAGE(w.wait_count("succeeded", 1, 10s), w.transcript());
+    w.signal(SIGTERM);
+    CHECK(w.wait_exit(30s) == 0);
+}
 
 /// Reads every worker's output for `t`, 50 ms at a time each, so that none
 /// blocks on its full pipe (and starts its jobs late for the test's sake);

@@ -336,11 +336,7 @@ TEST_CASE("echo_worker --url-file: the URLs from a file (blank and # lines skipp
     queue_guard guard(url, q);
     worker_process w({"--url-file", file, "--queue", q});
     REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
-    connected_client c(url);
-    publish_raw(confirm_channel(c), q, "from-url-file", {{"perform_job_at", epoch(sys::now())}});
-    CHECK_MESSAGE(w.wait_count("succeeded", 1, 10s), w.transcript());
-    w.signal(SIGTERM);
-    CHECK(w.wait_exit(30s) == 0);
+    run_one_job_then_stop(w, url, q, "from-url-file");
 
     const auto empty = (dir / "empty").string();
     std::ofstream(empty) << "# nothing\n\n";

@@ -204,11 +204,7 @@ TEST_CASE("echo_worker --systemd outside systemd (no NOTIFY_SOCKET): runs a job 
     queue_guard guard(url, q);
     worker_process w(url, q, {"--systemd"});
     REQUIRE_MESSAGE(w.wait_ready(), w.transcript());
-    connected_client c(url);
-    publish_raw(confirm_channel(c), q, "plain", {{"perform_job_at", epoch(sys::now())}});
-    CHECK_MESSAGE(w.wait_count("succeeded", 1, 10s), w.transcript());
-    w.signal(SIGTERM);
-    CHECK(w.wait_exit(30s) == 0);
+    run_one_job_then_stop(w, url, q, "plain");
     CHECK_MESSAGE(w.err_text().find("sd_notify") == std::string::npos, w.err_text());
 }
 
