@@ -31,11 +31,14 @@
 namespace tarry::detail {
 
 /// What the control-stream reader fills: the tables of cancellations and
-/// (when claims are read) of run claims, and who to tell after each claim.
+/// (when claims are read) of run claims, who to tell after each claim, and
+/// whether an entry this process appended is still waited for (the
+/// reader's stall check asks; on the I/O thread).
 struct control_tables {
     std::shared_ptr<cancellations> cancels;
     std::shared_ptr<run_claims> claims;     ///< may be null: claims ignored
     std::function<void()> on_claims;        ///< may be empty
+    std::function<bool()> awaits_entry;     ///< may be empty: never
 };
 
 class checkpoint_writer : public std::enable_shared_from_this<checkpoint_writer> {

@@ -131,13 +131,18 @@ void consumer::impl::run(detail::core_action& a) {
         [&](act::note_dead_letter& x) { dead_letters_.add(std::move(x.letter)); },
         [&](act::claim& x) {
             // Best effort: the core makes the claim again while its
-            // occurrence waits; a failure is only told.
+            // occurrence waits; a failure is only told. A confirmed claim
+            // must be read back: the reader watches that it reads on.
             auto diag = std::make_shared<amqp::diagnostics>();
             claims_publisher_.async_publish_as_is(
                 "", control::stream_name(options_.queue), control::to_entry(x.entry), *diag,
                 asio::bind_executor(executor_, [w = weak_from_this(), diag](std::error_code ec) {
                     auto s = w.lock();
-                    if (!s || !ec) return;
+                    if (!s) return;
+                    if (!ec) {
+                        if (s->control_) s->control_->appended();
+                        return;
+                    }
                     s->tell({connection_event::kind::control_failed, false,
                              "cannot append a run claim: " + diag->message, {}, 0});
                 }));

@@ -38,6 +38,7 @@ detail::control_reader::settings control_settings_of(const subscription_options&
     s.queue = o.queue;
     s.checkpoint_every = o.control_checkpoint_every;
     s.catch_up_timeout = o.control_catch_up_timeout;
+    s.stall_timeout = o.control_catch_up_timeout;
     return s;
 }
 
@@ -162,7 +163,8 @@ consumer::impl::impl(asio::any_io_executor executor, amqp::connection_config con
                                                         [this] {
                                                             core_.claims_read(now());
                                                             execute();
-                                                        }},
+                                                        },
+                                                        [this] { return core_.awaiting_claims() > 0; }},
                                  [this](bool attached, const std::string& detail) {
                                      using kind = connection_event::kind;
                                      tell({attached ? kind::control_attached : kind::control_failed, false,

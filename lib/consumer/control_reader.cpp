@@ -50,7 +50,8 @@ control_reader::control_reader(amqp::connection& conn, publisher& marks, setting
           [this](const std::string& detail) { tell_(false, detail); })),
       caught_up_(conn.get_executor()),
       retry_(conn.get_executor()),
-      expiry_(conn.get_executor()) {}
+      expiry_(conn.get_executor()),
+      stall_(conn.get_executor()) {}
 
 asio::awaitable<bool> control_reader::attach() {
     if (closed_) co_return false;
@@ -159,8 +160,10 @@ asio::awaitable<bool> control_reader::attach_once(std::string restored) {
     if (last_offset_) co.arguments.set("x-stream-offset", *last_offset_ + 1);
     else co.arguments.set("x-stream-offset", std::string("first"));
     amqp::consumer_handlers handlers{
-        [w = weak_from_this()](amqp::delivery d) {
-            if (auto self = w.lock()) self->on_entry(std::move(d));
+        [w = weak_from_this(), incarnation](amqp::delivery d) {
+            // A channel let go as stalled may deliver late: its tags mean
+            // nothing on the current one.
+            if (auto self = w.lock(); self && self->incarnation_ == incarnation) self->on_entry(std::move(d));
         },
         [w = weak_from_this(), incarnation](std::error_code) {
             auto self = w.lock();
@@ -192,6 +195,7 @@ asio::awaitable<bool> control_reader::attach_once(std::string restored) {
         awaited_end_.reset();
         co_return true;
     }
+    appended();
     if (awaited_end_) {
         auto [we] = co_await caught_up_.async_wait(asio::as_tuple(use_awaitable));
         if (!we && awaited_end_) {
@@ -212,6 +216,7 @@ asio::awaitable<bool> control_reader::attach_once(std::string restored) {
 #endif
 
 void control_reader::on_entry(amqp::delivery d) {
+    ++reads_;
     if (const auto off = amqp::wire::integer_header(d.msg.properties, "x-stream-offset")) last_offset_ = *off;
     if (channel_.is_open()) channel_.async_ack(d.delivery_tag, {}, [](std::error_code) {});
     const auto& p = d.msg.properties;
@@ -264,6 +269,35 @@ void control_reader::retry_later() {
     });
 }
 
+void control_reader::appended() {
+    if (closed_ || !consuming_ || stall_armed_) return;
+    stall_armed_ = true;
+    reads_when_armed_ = reads_;
+    stall_.expires_after(settings_.stall_timeout);
+    stall_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
+        auto self = w.lock();
+        if (ec || !self) return;  // cancelled by detached(): the flag is reset there
+        self->stall_armed_ = false;
+        if (self->closed_ || !self->consuming_ || self->reads_ != self->reads_when_armed_) return;
+        // Nothing read: stalled only if what was appended is still waited
+        // for (it may have been read before its confirm came).
+        const bool awaited = self->awaited_end_ || (self->tables_.awaits_entry && self->tables_.awaits_entry());
+        if (awaited) self->attach_again_stalled();
+    });
+}
+
+void control_reader::attach_again_stalled() {
+    const std::string from = last_offset_ ? "offset " + std::to_string(*last_offset_ + 1) : "its first entry";
+    tell_(false, "the control stream's consumer delivered nothing within " +
+                     std::to_string(settings_.stall_timeout.count()) +
+                     " ms of an entry appended here being confirmed: attaching again from " + from);
+    auto stalled = channel_;
+    detached();  // the stalled channel's handlers are stale from here on
+    // Not waited for: a channel the broker no longer serves may never answer.
+    if (stalled.is_open()) stalled.async_close([](std::error_code) {});
+    retry_later();
+}
+
 void control_reader::expire_now_and_then() {
     if (expiry_armed_ || closed_) return;
     expiry_armed_ = true;
@@ -288,6 +322,8 @@ void control_reader::detached() {
     awaited_end_.reset();
     caught_up_.cancel();
     retry_.cancel();
+    stall_.cancel();
+    stall_armed_ = false;
 }
 
 void control_reader::close() {

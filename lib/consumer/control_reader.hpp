@@ -10,6 +10,11 @@
 // A queue without a control stream yet: attach() says so at once, and the
 // reader looks again every `poll` until the stream appears. A channel the
 // broker closes, or a consumer it cancels, is attached again after `poll`.
+// A subscription that goes quiet without either (the broker delivers
+// nothing more, and says nothing) is found by what this process appends:
+// an entry confirmed, nothing at all read within `stall_timeout` after it,
+// and the entry still waited for (its marker, or `tables.awaits_entry`);
+// the reader then attaches again from the last entry read.
 // Threads: the I/O thread only (the connection's executor); the table is
 // thread-safe for the workers that read it.
 #pragma once
@@ -50,6 +55,10 @@ public:
         std::chrono::milliseconds checkpoint_jitter = std::chrono::seconds(2);
         /// How long a start looks for the newest checkpoint.
         std::chrono::milliseconds find_timeout = std::chrono::seconds(10);
+        /// How long after an entry of this process was confirmed (see
+        /// appended()) the reader waits to read anything before it takes
+        /// its subscription for stalled.
+        std::chrono::milliseconds stall_timeout = std::chrono::seconds(10);
     };
     /// What the reader tells: attached (caught up) or a failure, in words.
     using report = std::function<void(bool attached, const std::string& detail)>;
@@ -67,6 +76,13 @@ public:
     /// that and returns true (it reads on, and counts as caught up, for the
     /// checkpoint writer, only once the marker is read).
     boost::asio::awaitable<bool> attach();
+    /// An entry this process appended to the stream (a run claim, a
+    /// marker) was confirmed: there is at least one more entry to read.
+    /// When nothing at all is read within stall_timeout and the entry is
+    /// still waited for (attach()'s marker, or `tables.awaits_entry()`;
+    /// one read before this call is not), the reader tells so and attaches
+    /// again from the last entry read.
+    void appended();
     /// The consuming connection is gone, and the channel with it.
     void detached();
     /// No more attaching or polling (stop()).
@@ -83,6 +99,10 @@ private:
     boost::asio::awaitable<bool> attach_once(std::string restored);
     void on_entry(amqp::delivery d);
     void retry_later();
+    /// appended()'s wait ran out with nothing read and an entry waited
+    /// for: a fresh channel and consumer from the last entry read (the old
+    /// channel is let go).
+    void attach_again_stalled();
     /// Consuming, and the marker of the last attach read back (even after
     /// attach() stopped waiting for it): what the checkpoint writer counts
     /// as caught up.
@@ -107,6 +127,10 @@ private:
     boost::asio::steady_timer retry_;
     boost::asio::steady_timer expiry_;
     bool expiry_armed_ = false;
+    std::uint64_t reads_ = 0;  // entries delivered, markers included
+    boost::asio::steady_timer stall_;  // armed by appended()
+    bool stall_armed_ = false;
+    std::uint64_t reads_when_armed_ = 0;
 };
 
 }  // namespace tarry::detail

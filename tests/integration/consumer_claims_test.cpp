@@ -4,9 +4,13 @@
 // each is claimed on the queue's control stream when admitted, and only the
 // copy whose claim the stream holds first runs. The other is acked unrun
 // (event deduplicated; at admission, unclaimed, when the first claim was
-// read by then), and no second successor follows.
+// read by then), and no second successor follows. A claim that is never
+// read back, because the broker stopped serving the consumer's subscription
+// to the stream without a word, holds its occurrence only until the
+// consumer subscribes again.
 #include "consumer_fixture.hpp"
 #include "control_entries.hpp"
+#include "stalled_channel.hpp"
 
 #include "tarry/contract/occurrence_headers.hpp"
 #include "tarry/control/control_stream.hpp"
@@ -85,6 +89,44 @@ TEST_CASE("run claims: of two copies of one occurrence, the one claimed first on
     std::lock_guard lock(ran_mutex);
     REQUIRE(ran_copies.size() == 1);
     CHECK(ran_copies[0] == copies[0]);  // the first claim's copy ran
+    rc.worker.stop();
+    cleanup(c, o);
+}
+
+TEST_CASE("run claims: a claim never read back (the broker stopped serving the control stream's subscription, "
+          "without a word) holds its occurrence only until the consumer subscribes again") {
+    TARRY_REQUIRE_BROKER(url);
+    TARRY_REQUIRE_BROKER_DIR(dir);
+    connected_client c(url);
+    auto o = options_for(unique_name("claims-stall"));
+    o.prefetch = 50;  // the lanes' channels, told apart from the control stream's (prefetch 1000)
+    o.control_catch_up_timeout = 1s;
+    control_stream_cleanup stream{c, o.queue};
+    ok(tarry::control::async_declare_stream(c.conn, o.queue, false, use_future));
+    auto cfg = config_of(url);
+    cfg.connection_name = unique_name("claims-stall");
+    running_consumer rc(cfg, o);
+    const auto until_attached = std::chrono::steady_clock::now() + 10s;
+    while (rc.connection_transcript().find("control stream read up to its end") == std::string::npos &&
+           std::chrono::steady_clock::now() < until_attached)
+        std::this_thread::sleep_for(20ms);
+    REQUIRE_MESSAGE(rc.connection_transcript().find("control stream read up to its end") != std::string::npos,
+                    rc.connection_transcript());
+    {
+        amqp_it::suspended_channel stalled(*dir, cfg.connection_name, 1000);
+        const auto nominal = std::chrono::ceil<std::chrono::seconds>(sys::now()) + 1s;
+        const std::string nominal_text = tarry::periodic::format_nominal(nominal);
+        amqp::message m("tick");
+        tarry::contract::write_occurrence_copy(m.properties, {"tick", nominal_text, "every 60000ms", 1, "copy-one"},
+                                               nominal, 1, sys::now());
+        ok(confirm_channel(c).async_publish("", o.queue, std::move(m), {}, use_future));
+        // Its claim is made, confirmed and never read on the stalled
+        // subscription: the consumer finds that within 1 s and reads again.
+        CHECK_MESSAGE(rc.log.wait_count(kind::run, 1, 10s), rc.connection_transcript());
+    }
+    CHECK_MESSAGE(rc.connection_transcript().find("delivered nothing within 1000 ms") != std::string::npos,
+                  rc.connection_transcript());
+    CHECK(rc.log.count(kind::run) == 1);
     rc.worker.stop();
     cleanup(c, o);
 }

@@ -3,9 +3,11 @@
 // writer's random wait can be made short: a catch-up that outlasts
 // catch_up_timeout lets the consumer go on, but no checkpoint is written
 // before the reader's marker is read back (a checkpoint of half the stream
-// would let the next consumer start without the other half's cancels).
+// would let the next consumer start without the other half's cancels). A
+// subscription the broker stops serving silently is found and replaced.
 #include "consumer_fixture.hpp"
 #include "control_entries.hpp"
+#include "stalled_channel.hpp"
 
 #include "cancellations.hpp"
 #include "control_reader.hpp"
@@ -17,6 +19,8 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_future.hpp>
+
+#include <atomic>
 
 using namespace consumer_it;
 
@@ -57,7 +61,7 @@ TEST_CASE("control_reader: a catch-up that outlasts its timeout reads on, and wr
     std::mutex told_mutex;
     std::vector<std::string> told;
     auto reader = std::make_shared<tarry::detail::control_reader>(
-        reading.conn, marks, s, tarry::detail::control_tables{cancels, nullptr, {}},
+        reading.conn, marks, s, tarry::detail::control_tables{cancels, nullptr, {}, {}},
         [&](bool attached, const std::string& detail) {
             std::lock_guard lock(told_mutex);
             told.push_back((attached ? "attached: " : "failed: ") + detail);
@@ -87,6 +91,128 @@ TEST_CASE("control_reader: a catch-up that outlasts its timeout reads on, and wr
                                                                << announced.front().covers << " of " << entries
                                                                << " tombstones");
     CHECK(cancels->jobs->size() == entries);
+    boost::asio::co_spawn(
+        reading.conn.get_executor(), [reader]() -> boost::asio::awaitable<void> { reader->close(); co_return; },
+        use_future)
+        .get();
+}
+
+TEST_CASE("control_reader: a subscription the broker stops serving without a word is found by an entry appended "
+          "here and not read back, and attached again from the last entry read") {
+    // Seen in a nemesis run on RabbitMQ 4.0: after a node was killed, a
+    // worker's run claims were confirmed but never read back, and two
+    // periodic occurrences waited minutes for them.
+    TARRY_REQUIRE_BROKER(url);
+    TARRY_REQUIRE_BROKER_DIR(dir);
+    connected_client c(url);
+    const auto queue = unique_name("reader-stall");
+    control_stream_cleanup streams{c, queue};
+    fill_control_stream(c, queue, 3);
+
+    auto cfg = amqp_it::config_of(url);
+    cfg.connection_name = unique_name("stalled-reader");
+    client reading(cfg);
+    reading.connect();
+    tarry::publisher marks(reading.conn);
+    tarry::detail::control_reader::settings s;
+    s.queue = queue;
+    s.poll = 100ms;
+    s.stall_timeout = 1s;
+    s.checkpoint_every = 0;
+    auto cancels = std::make_shared<tarry::detail::cancellations>(std::chrono::hours(24));
+    std::mutex told_mutex;
+    std::vector<std::string> told;
+    const auto covered = [&] {
+        return cancels->jobs->covers("after-the-stall", 0, std::chrono::system_clock::now());
+    };
+    auto reader = std::make_shared<tarry::detail::control_reader>(
+        reading.conn, marks, s, tarry::detail::control_tables{cancels, nullptr, {}, [&] { return !covered(); }},
+        [&](bool attached, const std::string& detail) {
+            std::lock_guard lock(told_mutex);
+            told.push_back((attached ? "attached: " : "failed: ") + detail);
+        });
+    const auto on_reader = [&](auto f) {
+        boost::asio::co_spawn(
+            reading.conn.get_executor(), [f]() -> boost::asio::awaitable<void> { f(); co_return; }, use_future)
+            .get();
+    };
+    REQUIRE(boost::asio::co_spawn(reading.conn.get_executor(), reader->attach(), use_future).get());
+    REQUIRE(cancels->jobs->size() == 3);
+
+    const auto transcript = [&] {
+        std::lock_guard lock(told_mutex);
+        std::string all;
+        for (const auto& t : told) all += t + "\n";
+        return all;
+    };
+    {
+        amqp_it::suspended_channel stalled(*dir, cfg.connection_name, s.prefetch);
+        // An entry of this process, confirmed (as the consumer's run claims).
+        auto ch = confirm_channel(c);
+        REQUIRE_FALSE(ch.async_publish("", tarry::control::stream_name(queue),
+                                       tarry::control::to_message({"after-the-stall", 1, std::chrono::system_clock::now()}),
+                                       {}, use_future)
+                          .get());
+        on_reader([reader] { reader->appended(); });
+        const auto until = std::chrono::steady_clock::now() + 15s;
+        while (!covered() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(50ms);
+        CHECK_MESSAGE(covered(), "the entry appended during the stall was never read:\n" << transcript());
+    }
+    CHECK_MESSAGE(transcript().find("delivered nothing within 1000 ms") != std::string::npos, transcript());
+    CHECK(reader->attached());
+    CHECK(cancels->jobs->size() == 4);  // read from the last entry read: nothing twice, nothing skipped
+    on_reader([reader] { reader->close(); });
+}
+
+TEST_CASE("control_reader: appends read back within the stall timeout keep the subscription: no second attach") {
+    TARRY_REQUIRE_BROKER(url);
+    connected_client c(url);
+    const auto queue = unique_name("reader-no-stall");
+    control_stream_cleanup streams{c, queue};
+    fill_control_stream(c, queue, 3);
+
+    connected_client reading(url);
+    tarry::publisher marks(reading.conn);
+    tarry::detail::control_reader::settings s;
+    s.queue = queue;
+    s.poll = 100ms;
+    s.stall_timeout = 300ms;
+    s.checkpoint_every = 0;
+    auto cancels = std::make_shared<tarry::detail::cancellations>(std::chrono::hours(24));
+    std::mutex told_mutex;
+    std::vector<std::string> told;
+    // What the consumer asks at the stall check: is an entry appended here
+    // still unread? Here: a tombstone told as appended and not in the table.
+    std::atomic<std::size_t> told_appended{0};
+    auto reader = std::make_shared<tarry::detail::control_reader>(
+        reading.conn, marks, s,
+        tarry::detail::control_tables{cancels, nullptr, {}, [&] { return cancels->jobs->size() < 3 + told_appended; }},
+        [&](bool attached, const std::string& detail) {
+            std::lock_guard lock(told_mutex);
+            told.push_back((attached ? "attached: " : "failed: ") + detail);
+        });
+    REQUIRE(boost::asio::co_spawn(reading.conn.get_executor(), reader->attach(), use_future).get());
+    // Appends told, each read back well within the stall timeout: never a
+    // second attach.
+    auto ch = confirm_channel(c);
+    for (int i = 0; i < 10; ++i) {
+        REQUIRE_FALSE(ch.async_publish("", tarry::control::stream_name(queue),
+                                       tarry::control::to_message({"kept-" + std::to_string(i), 1,
+                                                                   std::chrono::system_clock::now()}),
+                                       {}, use_future)
+                          .get());
+        ++told_appended;
+        boost::asio::co_spawn(
+            reading.conn.get_executor(), [reader]() -> boost::asio::awaitable<void> { reader->appended(); co_return; },
+            use_future)
+            .get();
+        std::this_thread::sleep_for(100ms);
+    }
+    std::this_thread::sleep_for(500ms);
+    CHECK(cancels->jobs->size() == 13);
+    std::lock_guard lock(told_mutex);
+    for (const auto& t : told) CHECK_MESSAGE(t.find("delivered nothing") == std::string::npos, t);
+    CHECK(told.size() == 1);  // the first attach only
     boost::asio::co_spawn(
         reading.conn.get_executor(), [reader]() -> boost::asio::awaitable<void> { reader->close(); co_return; },
         use_future)
