@@ -150,9 +150,14 @@ bool copy_outcome_unknown(const worker_event& e) {
 }
 
 /// Two parks of one copy closer than this were two copies of it, parked
-/// side by side (one copy waits at least its wait queue's TTL between
-/// parks, many seconds beyond the hold horizon).
-constexpr micros side_by_side = 5'000'000;
+/// side by side. One copy waits its wait queue's TTL between parks: the
+/// nemesis's workers (hold horizon 30 s) park only jobs due more than 30 s
+/// ahead, always into the 16 s rung, so one copy's parks are at least 16 s
+/// apart. Two copies trail each other by what the broker took to send the
+/// second: its at-least-once dead-lettering resends after its 10 s confirm
+/// timeout (the scripts' nodes), so by up to about 12 s; parked in 16 s
+/// hops, the two give gaps of d and 16 - d, one of them at most 8 s.
+constexpr micros side_by_side = 12'000'000;
 
 /// When a parked copy came to exist twice: the hop, from the last park of
 /// the single copy to the first two parks side by side, if there are two.

@@ -413,6 +413,32 @@ TEST_CASE("a duplicate is explained when its job came to be parked twice side by
     one_of_two_duplicates_unexplained(r, "q");
 }
 
+TEST_CASE("a duplicate is explained when the second parked copy trails the first by up to 12 s across a fault: the "
+          "broker's dead-letter resend after its 10 s confirm timeout") {
+    // Seen in a 30-minute nemesis run on RabbitMQ 4.0.5 (seed
+    // 11613473314547869513): a job's 16 s hop ended during a pause of
+    // node 3; the wait queue's at-least-once dead-lettering sent it again
+    // after 10 s without a confirm, and the two copies were parked 6.7 s
+    // apart from then on (gaps of 6.7 and 9.3 s), both run at the due
+    // time. "q" is doubled the same way with no fault: unexplained.
+    recorded_run run;
+    const micros due = t0 + 200 * s;
+    run.ledger = job("p", due) + job("q", due);
+    run.faults = us(t0 + 40 * s) + " " + us(t0 + 64 * s) + " pause 3\n";
+    std::string w1 = ready, w2 = ready;
+    for (int hop = 0; hop < 10; ++hop) {
+        const micros at = t0 + (10 + 16 * hop) * s;
+        w1 += line(kind::parked, "p", due, at, 1, due) + line(kind::parked, "q", due, at + 60 * s, 1, due);
+        if (at > t0 + 45 * s) w2 += line(kind::parked, "p", due, at + 6700 * ms, 1, due);  // the resent copy
+        // q doubles long after the fault's window (its end + 30 s)
+        if (at + 60 * s > t0 + 140 * s) w2 += line(kind::parked, "q", due, at + 60 * s + 6700 * ms, 1, due);
+    }
+    run.workers[1] = w1 + ran("p", due, due) + ran("q", due, due) + stopped;
+    run.workers[2] = w2 + ran("p", due, due + 1 * ms) + ran("q", due, due + 1 * ms) + stopped;
+    const auto r = run.check();
+    one_of_two_duplicates_unexplained(r, "q");
+}
+
 TEST_CASE("a rescheduled copy run twice is explained when a try of the reschedule was not confirmed (its copy may "
           "have been stored)") {
     // "r" was rescheduled to t0+50 s in two tries (the first's confirm
