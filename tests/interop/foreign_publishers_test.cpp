@@ -3,6 +3,7 @@
 // consumer at the due time each encoding says, never early: a py-amqp
 // double and timestamp, a pika integer, numeric string, RFC 3339 string and
 // x-delay. An unreadable schedule from pika is dead-lettered, not run.
+#include "tarry/time/epoch_text.hpp"
 #include "../integration/consumer_fixture.hpp"
 #include "python_peer.hpp"
 
@@ -15,10 +16,6 @@
 using namespace consumer_it;
 
 namespace {
-
-std::int64_t micros(sys::time_point t) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
 
 /// `t` (whole milliseconds) as RFC 3339 in UTC: 2026-11-22T10:00:01.250Z.
 std::string rfc3339(sys::time_point t) {
@@ -72,9 +69,9 @@ TEST_CASE("jobs scheduled by pika and py-amqp run at the due time their encoding
              // double nearest it may sit just either side).
              const auto due = std::chrono::floor<std::chrono::microseconds>(now + 3s) + 123us;
              char v[64];
-             std::snprintf(v, sizeof v, "%lld.%06lld", static_cast<long long>(micros(due) / 1000000),
-                           static_cast<long long>(micros(due) % 1000000));
-             return std::pair{std::string(v), window{micros(due) - 1, micros(due) + 1}};
+             std::snprintf(v, sizeof v, "%lld.%06lld", static_cast<long long>(tarry::epoch_microseconds(due) / 1000000),
+                           static_cast<long long>(tarry::epoch_microseconds(due) % 1000000));
+             return std::pair{std::string(v), window{tarry::epoch_microseconds(due) - 1, tarry::epoch_microseconds(due) + 1}};
          }},
         {"pika-int", "pika", "perform_job_at", "int",
          [&](sys::time_point now) {
@@ -93,7 +90,7 @@ TEST_CASE("jobs scheduled by pika and py-amqp run at the due time their encoding
         {"pika-rfc3339", "pika", "perform_job_at", "str",
          [&](sys::time_point now) {
              const auto due = std::chrono::floor<std::chrono::milliseconds>(now + 3s) + 250ms;
-             return std::pair{rfc3339(due), exactly(micros(due))};
+             return std::pair{rfc3339(due), exactly(tarry::epoch_microseconds(due))};
          }},
         {"pyamqp-timestamp", "pyamqp", "perform_job_at", "timestamp",
          [&](sys::time_point now) {
@@ -104,7 +101,7 @@ TEST_CASE("jobs scheduled by pika and py-amqp run at the due time their encoding
          [&](sys::time_point now) {
              // Counted from arrival (pika sets no timestamp): between this
              // moment and a little after the publish returns (bounded below).
-             return std::pair{std::string("2500"), window{micros(now) + 2'500'000, 0}};
+             return std::pair{std::string("2500"), window{tarry::epoch_microseconds(now) + 2'500'000, 0}};
          }},
     };
 
@@ -114,7 +111,7 @@ TEST_CASE("jobs scheduled by pika and py-amqp run at the due time their encoding
         CAPTURE(j.id);
         CAPTURE(value);
         publish_foreign(url, o.queue, j, value);
-        if (w.second == 0) w.second = micros(sys::now()) + 2'500'000 + 500'000;  // x-delay: publish end + slack
+        if (w.second == 0) w.second = tarry::epoch_microseconds(sys::now()) + 2'500'000 + 500'000;  // x-delay: publish end + slack
         expected[j.id] = w;
     }
     // And one nobody can read: dead-lettered, never run.
@@ -128,8 +125,8 @@ TEST_CASE("jobs scheduled by pika and py-amqp run at the due time their encoding
         CAPTURE(j.id);
         const auto run = rc.log.find(kind::run, j.id);
         REQUIRE(run);
-        const auto due = micros(run->due);
-        const auto at = micros(run->at);
+        const auto due = tarry::epoch_microseconds(run->due);
+        const auto at = tarry::epoch_microseconds(run->at);
         const auto [lo, hi] = expected[j.id];
         CAPTURE(due);
         CAPTURE(lo);

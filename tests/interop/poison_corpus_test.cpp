@@ -10,6 +10,7 @@
 // the dead-letter queue; nothing is lost, no connection or channel is, and
 // the last job runs. (What RabbitMQ refuses to deliver, NaN and infinite
 // doubles and a garbage expiration, is tested on the consumer core.)
+#include "tarry/time/epoch_text.hpp"
 #include "../integration/consumer_fixture.hpp"
 #include "python_peer.hpp"
 
@@ -122,10 +123,6 @@ std::map<std::string, fate> contract_of_corpus(std::int64_t at, std::uint32_t fr
     return c;
 }
 
-std::int64_t micros(tarry::wall_time t) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
-
 /// When one entry was published: just before, and at its confirm (µs).
 struct sent_window {
     std::int64_t sent = 0;
@@ -215,9 +212,9 @@ TEST_CASE("the poison corpus from pika: each message runs per the contract or is
         CHECK(rc.log.find(kind::succeeded, f.id));
         CHECK_FALSE(rc.log.find(kind::dead, f.id));
         CHECK(run->attempt == 1);
-        const auto due = micros(run->due);
+        const auto due = tarry::epoch_microseconds(run->due);
         CAPTURE(due);
-        CHECK(micros(run->at) >= due);  // never early
+        CHECK(tarry::epoch_microseconds(run->at) >= due);  // never early
         switch (f.due) {
             case fate::due_kind::absolute: CHECK(due == f.us); break;
             case fate::due_kind::at_arrival:

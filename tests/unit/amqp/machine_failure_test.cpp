@@ -21,11 +21,6 @@ struct step {
     std::function<void(harness&)> action;
 };
 
-std::vector<std::uint8_t> cat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
 std::vector<step> conversation() {
     using H = harness;
     std::vector<step> s;

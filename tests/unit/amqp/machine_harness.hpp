@@ -233,4 +233,10 @@ private:
     wire::frame_parser client_frames_;
 };
 
+/// `a` then `b`: server bytes sent in one read.
+inline std::vector<std::uint8_t> cat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
 }  // namespace amqp_test

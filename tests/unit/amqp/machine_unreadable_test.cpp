@@ -34,11 +34,6 @@ std::vector<std::uint8_t> content_with(const wire::basic_properties& p, std::siz
     return harness::content_frames(1, p, std::vector<std::uint8_t>(body, 0x61));
 }
 
-std::vector<std::uint8_t> cat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
 }  // namespace
 
 TEST_CASE("a delivery whose headers nest 40 deep reaches the consumer unreadable; the next one reads") {

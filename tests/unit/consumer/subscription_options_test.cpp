@@ -1,6 +1,7 @@
 // The consumer's options: validation, each refusal naming the option and
 // why, and the values derived from them.
 #include "tarry/consumer/subscription_options.hpp"
+#include "../text_contains.hpp"
 
 #include <doctest/doctest.h>
 
@@ -16,9 +17,7 @@ tarry::subscription_options valid() {
     o.queue = "jobs";
     return o;
 }
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
+using unit_test_text::contains;
 }  // namespace
 
 TEST_CASE("subscription options: the defaults are valid and derived values follow them") {

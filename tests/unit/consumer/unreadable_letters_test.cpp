@@ -2,6 +2,7 @@
 // carry (raw properties, then the body), the reason that says how to read
 // them, and that every one fits the smallest frame_max.
 #include "message_copies.hpp"
+#include "../text_contains.hpp"
 
 #include "tarry/amqp/wire/byte_writer.hpp"
 #include "tarry/amqp/wire/frame.hpp"
@@ -18,7 +19,7 @@ using tarry::detail::unreadable_dead_letter;
 namespace {
 
 bool starts(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using unit_test_text::contains;
 
 std::string header_text(const amqp::message& m, const char* name) {
     const auto* v = m.properties.headers ? m.properties.headers->find(name) : nullptr;

@@ -5,6 +5,8 @@
 #include "tarry/amqp/wire/byte_writer.hpp"
 #include "tarry/amqp/wire/error.hpp"
 
+#include "../text_contains.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -60,10 +62,7 @@ inline std::string to_hex(std::span<const std::uint8_t> b) {
     return s;
 }
 
-/// True when `text` contains `part` (for checking error details).
-inline bool contains(std::string_view text, std::string_view part) {
-    return text.find(part) != std::string_view::npos;
-}
+using unit_test_text::contains;  ///< (for checking error details)
 
 /// The bytes of a string (for payloads and bodies).
 inline bytes of(std::string_view s) { return bytes(s.begin(), s.end()); }
