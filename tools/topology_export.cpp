@@ -1,6 +1,8 @@
-// The cascade's topology as definitions JSON and Terraform JSON (see
+// A topology as definitions JSON and Terraform JSON (see
 // topology_export.hpp).
 #include "topology_export.hpp"
+
+#include "tarry/amqp/wire/field_table.hpp"
 
 #include <boost/json.hpp>
 
@@ -10,11 +12,11 @@
 namespace cli {
 
 namespace json = boost::json;
-using tarry::parking::cascade_topology;
+using tarry::amqp::topology;
 
 namespace {
 
-// The declare arguments of the cascade: integers and strings only.
+// The declare arguments: integers and strings only (all tarry declares).
 json::object arguments_of(const tarry::amqp::field_table& args) {
     json::object out;
     for (const auto& e : args.entries()) {
@@ -69,7 +71,7 @@ std::string resource_name(const std::string& prefix, const std::string& name) {
 
 }  // namespace
 
-std::string definitions_json(const cascade_topology& t, const std::string& vhost) {
+std::string definitions_json(const topology& t, const std::string& vhost) {
     json::array exchanges, queues, bindings;
     for (const auto& x : t.exchanges)
         exchanges.push_back(json::object{{"name", x.name},
@@ -98,7 +100,7 @@ std::string definitions_json(const cascade_topology& t, const std::string& vhost
                                 {"bindings", std::move(bindings)}});
 }
 
-std::string terraform_json(const cascade_topology& t, const std::string& vhost) {
+std::string terraform_json(const topology& t, const std::string& vhost) {
     json::object vhosts, exchanges, queues, bindings;
     // Every resource names its vhost through the vhost resource when there
     // is one, so Terraform creates the vhost first.

@@ -129,25 +129,27 @@ void consumer::impl::run(detail::core_action& a) {
         },
         [&](act::report& x) { tell(x.event); },
         [&](act::note_dead_letter& x) { dead_letters_.add(std::move(x.letter)); },
-        [&](act::claim& x) {
-            // Best effort: the core makes the claim again while its
-            // occurrence waits; a failure is only told. A confirmed claim
-            // must be read back: the reader watches that it reads on.
-            auto diag = std::make_shared<amqp::diagnostics>();
-            claims_publisher_.async_publish_as_is(
-                "", control::stream_name(options_.queue), control::to_entry(x.entry), *diag,
-                asio::bind_executor(executor_, [w = weak_from_this(), diag](std::error_code ec) {
-                    auto s = w.lock();
-                    if (!s) return;
-                    if (!ec) {
-                        if (s->control_) s->control_->appended();
-                        return;
-                    }
-                    s->tell({connection_event::kind::control_failed, false,
-                             "cannot append a run claim: " + diag->message, {}, 0});
-                }));
-        },
+        [&](act::claim& x) { append_claim(x.entry); },
     }, a);
+}
+
+void consumer::impl::append_claim(const control::run_claim& claim) {
+    // Best effort: the core makes the claim again while its occurrence
+    // waits; a failure is only told. A confirmed claim must be read back:
+    // the reader watches that it reads on.
+    auto diag = std::make_shared<amqp::diagnostics>();
+    claims_publisher_.async_publish_as_is(
+        "", control::stream_name(options_.queue), control::to_entry(claim), *diag,
+        asio::bind_executor(executor_, [w = weak_from_this(), diag](std::error_code ec) {
+            auto s = w.lock();
+            if (!s) return;
+            if (!ec) {
+                if (s->control_) s->control_->appended();
+                return;
+            }
+            s->tell({connection_event::kind::control_failed, false, "cannot append a run claim: " + diag->message,
+                     {}, 0});
+        }));
 }
 
 void consumer::impl::arm_timer() {
@@ -263,11 +265,7 @@ asio::awaitable<amqp::diagnostics> consumer::impl::declare_topology() {
             result = failure("declaring the parking cascade", diag);
     }
     if (!result.code && options_.publish_events) {
-        amqp::exchange_options events;
-        events.name = options_.events_exchange;
-        events.type = "topic";
-        events.durable = true;
-        if (co_await ch.async_declare_exchange(std::move(events), diag, use_awaitable))
+        if (co_await ch.async_declare_exchange(detail::events_exchange(options_), diag, use_awaitable))
             result = failure("declaring the events exchange '" + options_.events_exchange + "'", diag);
     }
     if (ch.is_open()) co_await ch.async_close(use_awaitable);

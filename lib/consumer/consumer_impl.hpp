@@ -88,6 +88,8 @@ private:
     /// Executes what the core decided, then re-arms the timer.
     void execute();
     void run(detail::core_action& a);
+    /// Appends `claim` to the control stream (action claim).
+    void append_claim(const control::run_claim& claim);
     void arm_timer();
     void on_open(const amqp::connection_info& info);
     /// Tells the hooks of e, and health_.

@@ -57,6 +57,14 @@ std::optional<parking::cascade_topology> cascade_parking(const subscription_opti
     return check;
 }
 
+amqp::exchange_options events_exchange(const subscription_options& o) {
+    amqp::exchange_options events;
+    events.name = o.events_exchange;
+    events.type = "topic";
+    events.durable = true;
+    return events;
+}
+
 amqp::consume_options lane_consume_options(const subscription_options& o) {
     amqp::consume_options co;
     co.queue = o.queue;

@@ -159,22 +159,7 @@ asio::awaitable<bool> control_reader::attach_once(std::string restored) {
     co.queue = stream;
     if (last_offset_) co.arguments.set("x-stream-offset", *last_offset_ + 1);
     else co.arguments.set("x-stream-offset", std::string("first"));
-    amqp::consumer_handlers handlers{
-        [w = weak_from_this(), incarnation](amqp::delivery d) {
-            // A channel let go as stalled may deliver late: its tags mean
-            // nothing on the current one.
-            if (auto self = w.lock(); self && self->incarnation_ == incarnation) self->on_entry(std::move(d));
-        },
-        [w = weak_from_this(), incarnation](std::error_code) {
-            auto self = w.lock();
-            if (!self || self->incarnation_ != incarnation || self->closed_) return;
-            self->tell_(false, "the broker cancelled the control stream's consumer");
-            self->consuming_ = false;
-            self->channel_.async_close([](std::error_code) {});
-            self->channel_ = {};
-            self->retry_later();
-        }};
-    auto [ce, tag] = co_await ch.async_consume(std::move(co), std::move(handlers), diag, use_awaitable);
+    auto [ce, tag] = co_await ch.async_consume(std::move(co), handlers_for(incarnation), diag, use_awaitable);
     if (ce) {
         tell_(false, "cannot read the control stream '" + stream + "': " + diag.message);
         if (ch.is_open()) co_await ch.async_close(use_awaitable);
@@ -215,8 +200,25 @@ asio::awaitable<bool> control_reader::attach_once(std::string restored) {
 #pragma GCC diagnostic pop
 #endif
 
+amqp::consumer_handlers control_reader::handlers_for(std::uint64_t incarnation) {
+    return {[w = weak_from_this(), incarnation](amqp::delivery d) {
+                // A channel let go as stalled may deliver late: its tags
+                // mean nothing on the current one.
+                if (auto self = w.lock(); self && self->incarnation_ == incarnation) self->on_entry(std::move(d));
+            },
+            [w = weak_from_this(), incarnation](std::error_code) {
+                auto self = w.lock();
+                if (!self || self->incarnation_ != incarnation || self->closed_) return;
+                self->tell_(false, "the broker cancelled the control stream's consumer");
+                self->consuming_ = false;
+                self->channel_.async_close([](std::error_code) {});
+                self->channel_ = {};
+                self->retry_later();
+            }};
+}
+
 void control_reader::on_entry(amqp::delivery d) {
-    ++reads_;
+    ++stall_.reads;
     if (const auto off = amqp::wire::integer_header(d.msg.properties, "x-stream-offset")) last_offset_ = *off;
     if (channel_.is_open()) channel_.async_ack(d.delivery_tag, {}, [](std::error_code) {});
     const auto& p = d.msg.properties;
@@ -270,15 +272,15 @@ void control_reader::retry_later() {
 }
 
 void control_reader::appended() {
-    if (closed_ || !consuming_ || stall_armed_) return;
-    stall_armed_ = true;
-    reads_when_armed_ = reads_;
-    stall_.expires_after(settings_.stall_timeout);
-    stall_.async_wait([w = weak_from_this()](boost::system::error_code ec) {
+    if (closed_ || !consuming_ || stall_.armed) return;
+    stall_.armed = true;
+    stall_.reads_when_armed = stall_.reads;
+    stall_.timer.expires_after(settings_.stall_timeout);
+    stall_.timer.async_wait([w = weak_from_this()](boost::system::error_code ec) {
         auto self = w.lock();
         if (ec || !self) return;  // cancelled by detached(): the flag is reset there
-        self->stall_armed_ = false;
-        if (self->closed_ || !self->consuming_ || self->reads_ != self->reads_when_armed_) return;
+        self->stall_.armed = false;
+        if (self->closed_ || !self->consuming_ || self->stall_.reads != self->stall_.reads_when_armed) return;
         // Nothing read: stalled only if what was appended is still waited
         // for (it may have been read before its confirm came).
         const bool awaited = self->awaited_end_ || (self->tables_.awaits_entry && self->tables_.awaits_entry());
@@ -322,8 +324,8 @@ void control_reader::detached() {
     awaited_end_.reset();
     caught_up_.cancel();
     retry_.cancel();
-    stall_.cancel();
-    stall_armed_ = false;
+    stall_.timer.cancel();
+    stall_.armed = false;
 }
 
 void control_reader::close() {

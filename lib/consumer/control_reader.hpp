@@ -97,6 +97,9 @@ private:
     /// (empty when nothing).
     boost::asio::awaitable<std::string> restore();
     boost::asio::awaitable<bool> attach_once(std::string restored);
+    /// What the consumer of channel incarnation `incarnation` does with an
+    /// entry and with the broker's cancel (nothing, once it is stale).
+    amqp::consumer_handlers handlers_for(std::uint64_t incarnation);
     void on_entry(amqp::delivery d);
     void retry_later();
     /// appended()'s wait ran out with nothing read and an entry waited
@@ -127,10 +130,16 @@ private:
     boost::asio::steady_timer retry_;
     boost::asio::steady_timer expiry_;
     bool expiry_armed_ = false;
-    std::uint64_t reads_ = 0;  // entries delivered, markers included
-    boost::asio::steady_timer stall_;  // armed by appended()
-    bool stall_armed_ = false;
-    std::uint64_t reads_when_armed_ = 0;
+    /// What appended() watches: entries read (markers included), and how
+    /// many had been when its timer was armed.
+    struct stall_watch {
+        explicit stall_watch(const boost::asio::any_io_executor& ex) : timer(ex) {}
+        boost::asio::steady_timer timer;
+        bool armed = false;
+        std::uint64_t reads = 0;
+        std::uint64_t reads_when_armed = 0;
+    };
+    stall_watch stall_;
 };
 
 }  // namespace tarry::detail

@@ -31,6 +31,7 @@
 #include "tarry/amqp/error.hpp"
 #include "tarry/amqp/message.hpp"
 #include "tarry/amqp/queue_kind.hpp"
+#include "tarry/amqp/topology.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -77,21 +78,12 @@ struct cascade_destination {
     std::string routing_key;  ///< with this routing key
 };
 
-/// A binding to declare: `source` exchange to `destination`, a queue or
-/// (to_exchange) an exchange.
-struct cascade_binding {
-    std::string source;        ///< the exchange bound from
-    std::string destination;   ///< the queue (or exchange) bound to
-    bool to_exchange = false;  ///< destination is an exchange (exchange.bind)
-    std::string routing_key;   ///< the binding key (a pattern: topic exchanges)
-};
+/// A binding of a cascade (the same as any other: tarry/amqp/topology.hpp).
+using cascade_binding = amqp::binding;
 
-/// What to declare, in order: exchanges, then queues, then bindings.
-struct cascade_topology {
-    std::vector<amqp::exchange_options> exchanges;  ///< declared first
-    std::vector<amqp::queue_options> queues;        ///< then these
-    std::vector<cascade_binding> bindings;          ///< then these
-};
+/// What a cascade declares, in order: exchanges, then queues, then
+/// bindings (tarry/amqp/topology.hpp).
+using cascade_topology = amqp::topology;
 
 /// How a delay becomes whole units.
 enum class unit_rounding {

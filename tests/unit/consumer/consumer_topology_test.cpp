@@ -2,6 +2,8 @@
 // are only checked (passive) because someone else declares them.
 #include "consumer_topology.hpp"
 
+#include "tarry/consumer/worker_topology.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
@@ -139,3 +141,65 @@ TEST_CASE("basic.consume: the work queue; x-consumer-timeout only when asked, as
     CHECK(*std::get_if<std::int64_t>(&v->value) == 1200000);
 }
 
+
+// tarry::worker_topology: the same parts, as one topology to write out or
+// declare elsewhere (tarry topology export --worker).
+
+TEST_CASE("worker_topology: what the consumer declares, every part declared even when the consumer only checks") {
+    auto o = jobs();
+    o.queue_type = tarry::queue_kind::quorum;
+    const auto declared = tarry::detail::consumer_topology(o);
+    o.declare_queue = false;
+    o.declare_own_queues = false;
+    const auto t = tarry::worker_topology(o);
+    CHECK(t.exchanges.empty());
+    CHECK(t.bindings.empty());
+    REQUIRE(t.queues.size() == declared.size());
+    for (std::size_t i = 0; i < declared.size(); ++i) {
+        CAPTURE(declared[i].name);
+        CHECK(t.queues[i].name == declared[i].name);
+        CHECK_FALSE(t.queues[i].passive);
+        CHECK(t.queues[i].durable);
+        CHECK(t.queues[i].arguments == declared[i].arguments);
+    }
+}
+
+TEST_CASE("worker_topology: the events exchange with publish_events, as the consumer declares it") {
+    auto o = jobs();
+    o.publish_events = true;
+    o.events_exchange = "job.events";
+    const auto t = tarry::worker_topology(o);
+    REQUIRE(t.exchanges.size() == 1);
+    CHECK(t.exchanges[0].name == "job.events");
+    CHECK(t.exchanges[0].type == "topic");
+    CHECK(t.exchanges[0].durable);
+    CHECK_FALSE(t.exchanges[0].passive);
+    const auto same = tarry::detail::events_exchange(o);
+    CHECK(same.name == t.exchanges[0].name);
+    CHECK(same.type == t.exchanges[0].type);
+}
+
+TEST_CASE("worker_topology: parking through a cascade: the work and dead-letter queues first, then the whole "
+          "cascade with the work queue's delivery queue; no wait queue") {
+    auto o = jobs();
+    tarry::parking::cascade_spec s;
+    s.levels = 3;
+    s.prefix = "delays";
+    o.parking_strategy = s;
+    o.declare_own_queues = false;  // the consumer would only check two parts; the topology has them all
+    const auto t = tarry::worker_topology(o);
+    const tarry::parking::delay_cascade cascade(s);
+    const auto whole = cascade.topology({"", "jobs"});
+    CHECK(t.exchanges.size() == whole.exchanges.size());
+    CHECK(t.bindings.size() == whole.bindings.size());
+    REQUIRE(t.queues.size() == whole.queues.size() + 2);
+    CHECK(t.queues[0].name == "jobs");
+    CHECK(t.queues[1].name == "jobs.dead");
+    for (std::size_t i = 0; i < whole.queues.size(); ++i) CHECK(t.queues[i + 2].name == whole.queues[i].name);
+    for (const auto& q : t.queues) {
+        CAPTURE(q.name);
+        CHECK(q.name.find(".wait.") == std::string::npos);
+        CHECK_FALSE(q.passive);
+    }
+    for (const auto& x : t.exchanges) CHECK_FALSE(x.passive);
+}

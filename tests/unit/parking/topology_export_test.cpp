@@ -7,6 +7,8 @@
 // broker: tests/integration/delay_cascade_test.cpp.)
 #include "topology_export.hpp"
 
+#include "tarry/parking/delay_cascade.hpp"
+
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
 
