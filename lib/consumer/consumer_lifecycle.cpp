@@ -38,7 +38,9 @@ detail::control_reader::settings control_settings_of(const subscription_options&
     s.queue = o.queue;
     s.checkpoint_every = o.control_checkpoint_every;
     s.catch_up_timeout = o.control_catch_up_timeout;
-    s.stall_timeout = o.control_catch_up_timeout;
+    // At least 5 s: a broker slow to deliver the first entries of a
+    // subscription is not taken for a stalled one again and again.
+    s.stall_timeout = std::max<std::chrono::milliseconds>(o.control_catch_up_timeout, std::chrono::seconds(5));
     return s;
 }
 

@@ -87,10 +87,10 @@ struct subscription_options {
     /// up to its end (the marker it appends) before it consumes anyway: a
     /// cancel written before the end is then honoured only once it is
     /// read. A consumer writes no checkpoint before it has read the end.
-    /// Also how long an attached consumer waits to read anything after an
-    /// entry it appended (a marker, a run claim) was confirmed: then it
-    /// takes its subscription to the stream for stalled and subscribes
-    /// again from the last entry read. Positive.
+    /// Also how long (at least 5 s) an attached consumer waits to read
+    /// anything after an entry it appended (a marker, a run claim) was
+    /// confirmed: then it takes its subscription to the stream for stalled
+    /// and subscribes again from the last entry read. Positive.
     std::chrono::milliseconds control_catch_up_timeout = std::chrono::seconds(10);
     /// Worker threads running handlers (synchronous handlers).
     std::size_t workers = 4;
