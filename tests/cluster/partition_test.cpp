@@ -241,8 +241,19 @@ void run_scenario(const scenario& s) {
     // Worker A (node 2) cut off or paused: consuming again within its
     // heartbeat timeout (10 s) + 5 s; a worker of the majority within 5 s.
     const double a_bound = (s.kind == fault_kind::worker_node_cut || s.kind == fault_kind::worker_node_paused) ? 15 : 5;
-    CHECK_MESSAGE(again_s[0] <= a_bound, "worker A consumed again " << again_s[0] << " s after the fault began");
-    CHECK_MESSAGE(again_s[1] <= 5, "worker B consumed again " << again_s[1] << " s after the fault began");
+    // On a failure, what each worker said of its connections (a loss, a
+    // consumer the broker cancelled, a due-backlog pause's end) says why.
+    const auto said = [&](std::size_t i) {
+        std::string lines;
+        std::istringstream err(workers[i]->err_text());
+        for (std::string line; std::getline(err, line);)
+            if (line.find("echo_worker: connection") != std::string::npos) lines += line + "\n";
+        return lines;
+    };
+    CHECK_MESSAGE(again_s[0] <= a_bound,
+                  "worker A consumed again " << again_s[0] << " s after the fault began; it said:\n" << said(0));
+    CHECK_MESSAGE(again_s[1] <= 5,
+                  "worker B consumed again " << again_s[1] << " s after the fault began; it said:\n" << said(1));
     for (auto& w : workers) {
         w->signal(SIGTERM);
         CHECK(w->wait_exit(60s) == 0);
@@ -281,8 +292,8 @@ std::pair<long, long> queue_counts(tarry_test::private_cluster& cluster, int nod
 
 }  // namespace
 
-TEST_CASE("broker fact: a quorum queue never gives back the deliveries of a cancelled consumer whose node lost the "
-          "leader; a consuming one's come back at once") {
+TEST_CASE("broker fact: a quorum queue gives back at once the deliveries of a consuming consumer whose node lost "
+          "the leader; a cancelled one's it may strand") {
     // Why a lane holding jobs is never cancelled (docs/consumer.md, "Lanes").
     // A pika client on node 2 holds 100 deliveries of a queue led by node 1,
     // with its consumer cancelled or still consuming; node 2 is paused for
@@ -335,9 +346,18 @@ TEST_CASE("broker fact: a quorum queue never gives back the deliveries of a canc
         } while (counts.first != 100 && steady::now() < until);
         MESSAGE(mode << ": ready " << counts.first << ", unacknowledged " << counts.second
                      << " after the client's node came back");
-        if (mode == "consume")
+        // A consuming consumer's deliveries always come back. A cancelled
+        // one's are stranded when the leader learns of the node's loss
+        // before the channel's own end (every run until 2026-11-28), and
+        // come back when the channel's end wins the race (one 3.10.8 run
+        // that day): either way tarry keeps its lanes consuming, so the
+        // consume case is what it rests on; the cancel case is told.
+        if (mode == "consume") {
             CHECK(counts == all_back);
-        else
-            CHECK(counts == all_held);  // stranded: the broker's gap tarry avoids
+        } else {
+            CHECK((counts == all_held || counts == all_back));
+            const std::string how = counts == all_held ? "stranded (the broker's gap tarry avoids)" : "given back this time";
+            MESSAGE("cancel: " << how);
+        }
     }
 }

@@ -39,6 +39,49 @@ void fill_control_stream(connected_client& c, const std::string& queue, int n) {
     for (auto& f : confirms) REQUIRE_FALSE(f.get());
 }
 
+
+/// A control_reader on `conn` (and its own publisher for the markers) with
+/// `s`, filling `cancels`; what it reports is kept, in order.
+struct reader_under_test {
+    reader_under_test(amqp::connection& conn, tarry::detail::control_reader::settings s,
+                      std::shared_ptr<tarry::detail::cancellations> cancels, std::function<bool()> awaits_entry = {})
+        : io(conn.get_executor()),
+          marks(conn),
+          reader(std::make_shared<tarry::detail::control_reader>(
+              conn, marks, std::move(s), tarry::detail::control_tables{std::move(cancels), nullptr, {}, std::move(awaits_entry)},
+              [this](bool attached, const std::string& detail) {
+                  std::lock_guard lock(m);
+                  told.push_back((attached ? "attached: " : "failed: ") + detail);
+              })) {}
+    ~reader_under_test() { on_io([r = reader] { r->close(); }); }
+
+    /// attach() on the I/O thread, waited for.
+    bool attach() { return boost::asio::co_spawn(io, reader->attach(), use_future).get(); }
+    /// Runs `f` on the reader's I/O thread and waits for it.
+    template <class F>
+    void on_io(F f) {
+        boost::asio::co_spawn(io, [f]() -> boost::asio::awaitable<void> { f(); co_return; }, use_future)
+            .get();
+    }
+    /// Every report so far, one a line.
+    std::string transcript() {
+        std::lock_guard lock(m);
+        std::string all;
+        for (const auto& t : told) all += t + "\n";
+        return all;
+    }
+    std::vector<std::string> reports() {
+        std::lock_guard lock(m);
+        return told;
+    }
+
+    boost::asio::any_io_executor io;
+    tarry::publisher marks;
+    std::mutex m;
+    std::vector<std::string> told;  // guarded by m
+    std::shared_ptr<tarry::detail::control_reader> reader;
+};
+
 }  // namespace
 
 TEST_CASE("control_reader: a catch-up that outlasts its timeout reads on, and writes no checkpoint before its "
@@ -51,28 +94,17 @@ TEST_CASE("control_reader: a catch-up that outlasts its timeout reads on, and wr
     fill_control_stream(c, queue, entries);
 
     connected_client reading(url);
-    tarry::publisher marks(reading.conn);
     tarry::detail::control_reader::settings s;
     s.queue = queue;
     s.catch_up_timeout = 1ms;  // the marker, behind 5 000 entries, cannot be back in time
     s.checkpoint_every = 100;  // due long before the end
     s.checkpoint_jitter = 0ms;
     auto cancels = std::make_shared<tarry::detail::cancellations>(std::chrono::hours(24));
-    std::mutex told_mutex;
-    std::vector<std::string> told;
-    auto reader = std::make_shared<tarry::detail::control_reader>(
-        reading.conn, marks, s, tarry::detail::control_tables{cancels, nullptr, {}, {}},
-        [&](bool attached, const std::string& detail) {
-            std::lock_guard lock(told_mutex);
-            told.push_back((attached ? "attached: " : "failed: ") + detail);
-        });
-    const bool caught_up = boost::asio::co_spawn(reading.conn.get_executor(), reader->attach(), use_future).get();
-    CHECK(caught_up);  // it reads on
-    {
-        std::lock_guard lock(told_mutex);
-        REQUIRE_FALSE(told.empty());
-        CHECK_MESSAGE(told.back().find("did not come back within 1 ms") != std::string::npos, told.back());
-    }
+    reader_under_test r(reading.conn, s, cancels);
+    CHECK(r.attach());  // it reads on
+    const auto told = r.reports();
+    REQUIRE_FALSE(told.empty());
+    CHECK_MESSAGE(told.back().find("did not come back within 1 ms") != std::string::npos, told.back());
 
     // The one checkpoint announced covers every tombstone: it was written
     // once the marker was read, not as soon as 100 entries had been.
@@ -80,21 +112,11 @@ TEST_CASE("control_reader: a catch-up that outlasts its timeout reads on, and wr
         c, queue, 1, [](const amqp::message& m, std::string& why) {
             return tarry::control::read_checkpointed(m.properties, why);
         });
-    const auto transcript = [&] {
-        std::lock_guard lock(told_mutex);
-        std::string all;
-        for (const auto& t : told) all += t + "\n";
-        return all;
-    };
-    REQUIRE_MESSAGE(!announced.empty(), transcript());
+    REQUIRE_MESSAGE(!announced.empty(), r.transcript());
     CHECK_MESSAGE(announced.front().covers >= entries - 1, "the first checkpoint covers up to offset "
                                                                << announced.front().covers << " of " << entries
                                                                << " tombstones");
     CHECK(cancels->jobs->size() == entries);
-    boost::asio::co_spawn(
-        reading.conn.get_executor(), [reader]() -> boost::asio::awaitable<void> { reader->close(); co_return; },
-        use_future)
-        .get();
 }
 
 TEST_CASE("control_reader: a subscription the broker stops serving without a word is found by an entry appended "
@@ -113,38 +135,18 @@ TEST_CASE("control_reader: a subscription the broker stops serving without a wor
     cfg.connection_name = unique_name("stalled-reader");
     client reading(cfg);
     reading.connect();
-    tarry::publisher marks(reading.conn);
     tarry::detail::control_reader::settings s;
     s.queue = queue;
     s.poll = 100ms;
     s.stall_timeout = 1s;
     s.checkpoint_every = 0;
     auto cancels = std::make_shared<tarry::detail::cancellations>(std::chrono::hours(24));
-    std::mutex told_mutex;
-    std::vector<std::string> told;
     const auto covered = [&] {
         return cancels->jobs->covers("after-the-stall", 0, std::chrono::system_clock::now());
     };
-    auto reader = std::make_shared<tarry::detail::control_reader>(
-        reading.conn, marks, s, tarry::detail::control_tables{cancels, nullptr, {}, [&] { return !covered(); }},
-        [&](bool attached, const std::string& detail) {
-            std::lock_guard lock(told_mutex);
-            told.push_back((attached ? "attached: " : "failed: ") + detail);
-        });
-    const auto on_reader = [&](auto f) {
-        boost::asio::co_spawn(
-            reading.conn.get_executor(), [f]() -> boost::asio::awaitable<void> { f(); co_return; }, use_future)
-            .get();
-    };
-    REQUIRE(boost::asio::co_spawn(reading.conn.get_executor(), reader->attach(), use_future).get());
+    reader_under_test r(reading.conn, s, cancels, [&] { return !covered(); });
+    REQUIRE(r.attach());
     REQUIRE(cancels->jobs->size() == 3);
-
-    const auto transcript = [&] {
-        std::lock_guard lock(told_mutex);
-        std::string all;
-        for (const auto& t : told) all += t + "\n";
-        return all;
-    };
     {
         amqp_it::suspended_channel stalled(*dir, cfg.connection_name, s.prefetch);
         // An entry of this process, confirmed (as the consumer's run claims).
@@ -153,15 +155,14 @@ TEST_CASE("control_reader: a subscription the broker stops serving without a wor
                                        tarry::control::to_message({"after-the-stall", 1, std::chrono::system_clock::now()}),
                                        {}, use_future)
                           .get());
-        on_reader([reader] { reader->appended(); });
+        r.on_io([reader = r.reader] { reader->appended(); });
         const auto until = std::chrono::steady_clock::now() + 15s;
         while (!covered() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(50ms);
-        CHECK_MESSAGE(covered(), "the entry appended during the stall was never read:\n" << transcript());
+        CHECK_MESSAGE(covered(), "the entry appended during the stall was never read:\n" << r.transcript());
     }
-    CHECK_MESSAGE(transcript().find("delivered nothing within 1000 ms") != std::string::npos, transcript());
-    CHECK(reader->attached());
+    CHECK_MESSAGE(r.transcript().find("delivered nothing within 1000 ms") != std::string::npos, r.transcript());
+    CHECK(r.reader->attached());
     CHECK(cancels->jobs->size() == 4);  // read from the last entry read: nothing twice, nothing skipped
-    on_reader([reader] { reader->close(); });
 }
 
 TEST_CASE("control_reader: appends read back within the stall timeout keep the subscription: no second attach") {
@@ -172,26 +173,17 @@ TEST_CASE("control_reader: appends read back within the stall timeout keep the s
     fill_control_stream(c, queue, 3);
 
     connected_client reading(url);
-    tarry::publisher marks(reading.conn);
     tarry::detail::control_reader::settings s;
     s.queue = queue;
     s.poll = 100ms;
     s.stall_timeout = 300ms;
     s.checkpoint_every = 0;
     auto cancels = std::make_shared<tarry::detail::cancellations>(std::chrono::hours(24));
-    std::mutex told_mutex;
-    std::vector<std::string> told;
     // What the consumer asks at the stall check: is an entry appended here
     // still unread? Here: a tombstone told as appended and not in the table.
     std::atomic<std::size_t> told_appended{0};
-    auto reader = std::make_shared<tarry::detail::control_reader>(
-        reading.conn, marks, s,
-        tarry::detail::control_tables{cancels, nullptr, {}, [&] { return cancels->jobs->size() < 3 + told_appended; }},
-        [&](bool attached, const std::string& detail) {
-            std::lock_guard lock(told_mutex);
-            told.push_back((attached ? "attached: " : "failed: ") + detail);
-        });
-    REQUIRE(boost::asio::co_spawn(reading.conn.get_executor(), reader->attach(), use_future).get());
+    reader_under_test r(reading.conn, s, cancels, [&] { return cancels->jobs->size() < 3 + told_appended; });
+    REQUIRE(r.attach());
     // Appends told, each read back well within the stall timeout: never a
     // second attach.
     auto ch = confirm_channel(c);
@@ -202,19 +194,12 @@ TEST_CASE("control_reader: appends read back within the stall timeout keep the s
                                        {}, use_future)
                           .get());
         ++told_appended;
-        boost::asio::co_spawn(
-            reading.conn.get_executor(), [reader]() -> boost::asio::awaitable<void> { reader->appended(); co_return; },
-            use_future)
-            .get();
+        r.on_io([reader = r.reader] { reader->appended(); });
         std::this_thread::sleep_for(100ms);
     }
     std::this_thread::sleep_for(500ms);
     CHECK(cancels->jobs->size() == 13);
-    std::lock_guard lock(told_mutex);
+    const auto told = r.reports();
     for (const auto& t : told) CHECK_MESSAGE(t.find("delivered nothing") == std::string::npos, t);
     CHECK(told.size() == 1);  // the first attach only
-    boost::asio::co_spawn(
-        reading.conn.get_executor(), [reader]() -> boost::asio::awaitable<void> { reader->close(); co_return; },
-        use_future)
-        .get();
 }

@@ -389,28 +389,40 @@ TEST_CASE("a duplicate long after the fault is explained when a copy of it faile
     for (const auto& example : r.duplicate.examples) CHECK(example.find("\"p\"") == std::string::npos);
 }
 
-TEST_CASE("a duplicate is explained when its job came to be parked twice side by side across a fault: the broker "
-          "held it twice") {
-    // "p" waits in 16 s hops. A node kill during one hop left two copies
-    // of it (a dead-letter or a park copy whose confirm was lost, sent
-    // again): from then on two copies are parked side by side, and both
-    // run at the due time, long after the fault. "q" is doubled the same
-    // way during a hop with no fault: unexplained.
+namespace {
+
+/// Jobs "p" and "q", due at t0 + 200 s, wait in 16 s hops (parks at t0 +
+/// 10 s + 16 s·k for "p", 60 s later for "q"), each parked twice side by
+/// side, the second copy `gap` behind: "p" from its hop after t0 + 45 s on
+/// (across `fault`, which ends at t0 + 64 s or before), "q" from t0 +
+/// `q_from`; both copies of each run at the due time, on workers 1 and 2.
+recorded_run parked_twice(micros gap, const std::string& fault, micros q_from) {
     recorded_run run;
     const micros due = t0 + 200 * s;
     run.ledger = job("p", due) + job("q", due);
-    run.faults = us(t0 + 40 * s) + " " + us(t0 + 45 * s) + " node-kill 2\n";
+    run.faults = fault;
     std::string w1 = ready, w2 = ready;
     for (int hop = 0; hop < 10; ++hop) {
         const micros at = t0 + (10 + 16 * hop) * s;
         w1 += line(kind::parked, "p", due, at, 1, due) + line(kind::parked, "q", due, at + 60 * s, 1, due);
-        if (at > t0 + 45 * s) w2 += line(kind::parked, "p", due, at + 300 * ms, 1, due);  // the second copy
-        if (at + 60 * s > t0 + 100 * s) w2 += line(kind::parked, "q", due, at + 60 * s + 300 * ms, 1, due);
+        if (at > t0 + 45 * s) w2 += line(kind::parked, "p", due, at + gap, 1, due);  // the second copy
+        if (at + 60 * s > t0 + q_from) w2 += line(kind::parked, "q", due, at + 60 * s + gap, 1, due);
     }
     run.workers[1] = w1 + ran("p", due, due) + ran("q", due, due) + stopped;
     run.workers[2] = w2 + ran("p", due, due + 1 * ms) + ran("q", due, due + 1 * ms) + stopped;
-    const auto r = run.check();
-    one_of_two_duplicates_unexplained(r, "q");
+    return run;
+}
+
+}  // namespace
+
+TEST_CASE("a duplicate is explained when its job came to be parked twice side by side across a fault: the broker "
+          "held it twice") {
+    // "p": a node kill during one hop left two copies of it (a dead-letter
+    // or a park copy whose confirm was lost, sent again), parked 0.3 s
+    // apart from then on. "q" is doubled the same way during a hop with no
+    // fault: unexplained.
+    const auto run = parked_twice(300 * ms, us(t0 + 40 * s) + " " + us(t0 + 45 * s) + " node-kill 2\n", 100 * s);
+    one_of_two_duplicates_unexplained(run.check(), "q");
 }
 
 TEST_CASE("a duplicate is explained when the second parked copy trails the first by up to 12 s across a fault: the "
@@ -420,23 +432,10 @@ TEST_CASE("a duplicate is explained when the second parked copy trails the first
     // node 3; the wait queue's at-least-once dead-lettering sent it again
     // after 10 s without a confirm, and the two copies were parked 6.7 s
     // apart from then on (gaps of 6.7 and 9.3 s), both run at the due
-    // time. "q" is doubled the same way with no fault: unexplained.
-    recorded_run run;
-    const micros due = t0 + 200 * s;
-    run.ledger = job("p", due) + job("q", due);
-    run.faults = us(t0 + 40 * s) + " " + us(t0 + 64 * s) + " pause 3\n";
-    std::string w1 = ready, w2 = ready;
-    for (int hop = 0; hop < 10; ++hop) {
-        const micros at = t0 + (10 + 16 * hop) * s;
-        w1 += line(kind::parked, "p", due, at, 1, due) + line(kind::parked, "q", due, at + 60 * s, 1, due);
-        if (at > t0 + 45 * s) w2 += line(kind::parked, "p", due, at + 6700 * ms, 1, due);  // the resent copy
-        // q doubles long after the fault's window (its end + 30 s)
-        if (at + 60 * s > t0 + 140 * s) w2 += line(kind::parked, "q", due, at + 60 * s + 6700 * ms, 1, due);
-    }
-    run.workers[1] = w1 + ran("p", due, due) + ran("q", due, due) + stopped;
-    run.workers[2] = w2 + ran("p", due, due + 1 * ms) + ran("q", due, due + 1 * ms) + stopped;
-    const auto r = run.check();
-    one_of_two_duplicates_unexplained(r, "q");
+    // time. "q" doubles the same way long after the fault's window (its
+    // end + 30 s): unexplained.
+    const auto run = parked_twice(6700 * ms, us(t0 + 40 * s) + " " + us(t0 + 64 * s) + " pause 3\n", 140 * s);
+    one_of_two_duplicates_unexplained(run.check(), "q");
 }
 
 TEST_CASE("a rescheduled copy run twice is explained when a try of the reschedule was not confirmed (its copy may "
