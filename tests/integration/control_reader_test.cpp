@@ -40,6 +40,17 @@ void fill_control_stream(connected_client& c, const std::string& queue, int n) {
 }
 
 
+/// A reader's settings for the stall tests: `queue`, a stall timeout of
+/// `stall`, quick polls, no checkpoints.
+tarry::detail::control_reader::settings stall_settings(const std::string& queue, std::chrono::milliseconds stall) {
+    tarry::detail::control_reader::settings s;
+    s.queue = queue;
+    s.poll = 100ms;
+    s.stall_timeout = stall;
+    s.checkpoint_every = 0;
+    return s;
+}
+
 /// A control_reader on `conn` (and its own publisher for the markers) with
 /// `s`, filling `cancels`; what it reports is kept, in order.
 struct reader_under_test {
@@ -135,11 +146,7 @@ TEST_CASE("control_reader: a subscription the broker stops serving without a wor
     cfg.connection_name = unique_name("stalled-reader");
     client reading(cfg);
     reading.connect();
-    tarry::detail::control_reader::settings s;
-    s.queue = queue;
-    s.poll = 100ms;
-    s.stall_timeout = 1s;
-    s.checkpoint_every = 0;
+    const auto s = stall_settings(queue, 1s);
     auto cancels = std::make_shared<tarry::detail::cancellations>(std::chrono::hours(24));
     const auto covered = [&] {
         return cancels->jobs->covers("after-the-stall", 0, std::chrono::system_clock::now());
@@ -173,11 +180,7 @@ TEST_CASE("control_reader: appends read back within the stall timeout keep the s
     fill_control_stream(c, queue, 3);
 
     connected_client reading(url);
-    tarry::detail::control_reader::settings s;
-    s.queue = queue;
-    s.poll = 100ms;
-    s.stall_timeout = 300ms;
-    s.checkpoint_every = 0;
+    const auto s = stall_settings(queue, 300ms);
     auto cancels = std::make_shared<tarry::detail::cancellations>(std::chrono::hours(24));
     // What the consumer asks at the stall check: is an entry appended here
     // still unread? Here: a tombstone told as appended and not in the table.
